@@ -1,0 +1,214 @@
+package dev.dlock;
+
+import dev.dlock.internal.LettuceNode;
+import dev.dlock.internal.LockEngine;
+import dev.dlock.internal.RedisLock;
+import dev.dlock.internal.Validation;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The entry point: a connection to Redis from which locks are obtained. Thread-safe; make one per
+ * application and share it. Locks of the same name from any client on the same Redis and key
+ * prefix exclude each other.
+ *
+ * <pre>{@code
+ * try (LockClient client = LockClient.builder().redisUri("redis://localhost:6379").build()) {
+ *     DistributedLock lock = client.getLock("nightly-report");
+ *     if (lock.tryLock(Duration.ofSeconds(5), Duration.ofMinutes(10))) {
+ *         try { ... } finally { lock.unlock(); }
+ *     }
+ * }
+ * }</pre>
+ */
+public final class LockClient implements AutoCloseable {
+
+    /** Lease of holds taken without an explicit lease; the watchdog renews it every third. */
+    public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+    /** How long one Redis command may take before its outcome is declared unknown. */
+    public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(3);
+    public static final String DEFAULT_KEY_PREFIX = "dlock:";
+    public static final String DEFAULT_REDIS_URI = "redis://127.0.0.1:6379";
+    /** The longest wait or lease accepted (365 days); longer values are taken for unit mistakes. */
+    public static final Duration MAX_WAIT = Validation.MAX_DURATION;
+    public static final Duration MAX_LEASE = Validation.MAX_DURATION;
+    /** The shortest watchdog lease: renewals every third of it must stay well above a round trip. */
+    public static final Duration MIN_WATCHDOG_LEASE = Duration.ofMillis(100);
+
+    private final LockEngine engine;
+    private final ClientResources resources;
+    private final String address;
+
+    private LockClient(LockEngine engine, ClientResources resources, String address) {
+        this.engine = engine;
+        this.resources = resources;
+        this.address = address;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A client with every default, on the given URI ({@code redis://[user:password@]host:port[/db]}). */
+    public static LockClient create(String redisUri) {
+        return builder().redisUri(redisUri).build();
+    }
+
+    /**
+     * The lock of this name. Cheap: no Redis call; lock objects of one name share their holds.
+     *
+     * @throws IllegalArgumentException the name is null, blank or longer than 1024 characters
+     */
+    public DistributedLock getLock(String name) {
+        return new RedisLock(engine, name);
+    }
+
+    /** The Redis this client talks to, without credentials. */
+    public String address() {
+        return address;
+    }
+
+    /**
+     * Stops renewals, releases every lock this client holds (best effort, bounded by the command
+     * timeout; a lock that cannot be released expires with its lease) and disconnects. Holders
+     * still inside a critical section see their hold as lost.
+     */
+    @Override
+    public void close() {
+        try {
+            engine.close();
+        } finally {
+            resources.shutdown(0, 1, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * Builds a {@link LockClient}. Each setter validates its value and may be called once.
+     */
+    public static final class Builder {
+        private RedisURI redisUri;
+        private String keyPrefix;
+        private Duration defaultLease;
+        private Duration commandTimeout;
+        private String clientName;
+        private final List<LockListener> listeners = new ArrayList<>();
+
+        private Builder() {
+        }
+
+        /**
+         * Where Redis is: {@code redis://[[user]:password@]host[:port][/database]}, or
+         * {@code rediss://...} for TLS, as Lettuce reads it. Default {@code redis://127.0.0.1:6379}.
+         */
+        public Builder redisUri(String uri) {
+            requireUnset(redisUri, "redisUri");
+            if (uri == null || uri.isBlank()) {
+                throw new IllegalArgumentException("redisUri must not be blank, got '" + uri + "'");
+            }
+            try {
+                this.redisUri = RedisURI.create(uri);
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException("redisUri is not a Redis URI: '" + uri + "' (" + e.getMessage()
+                        + "); expected redis://[user:password@]host:port[/db]", e);
+            }
+            return this;
+        }
+
+        /** Prefix of every key and channel (default {@value LockClient#DEFAULT_KEY_PREFIX}). */
+        public Builder keyPrefix(String prefix) {
+            requireUnset(keyPrefix, "keyPrefix");
+            if (prefix == null || prefix.contains("{") || prefix.contains("}")) {
+                throw new IllegalArgumentException("keyPrefix must be non-null without '{' or '}' (they would break "
+                        + "the lock's hash tag), got '" + prefix + "'");
+            }
+            this.keyPrefix = prefix;
+            return this;
+        }
+
+        /**
+         * Lease of holds taken without an explicit lease, renewed by the watchdog every third of it
+         * (default 30 s, at least {@link LockClient#MIN_WATCHDOG_LEASE}). A crashed holder blocks
+         * others for at most this long.
+         */
+        public Builder defaultLease(Duration lease) {
+            requireUnset(defaultLease, "defaultLease");
+            Validation.leaseMillis("defaultLease", lease);
+            if (lease.compareTo(MIN_WATCHDOG_LEASE) < 0) {
+                throw new IllegalArgumentException("defaultLease must be at least " + MIN_WATCHDOG_LEASE.toMillis()
+                        + " ms, got " + lease);
+            }
+            this.defaultLease = lease;
+            return this;
+        }
+
+        /** Longest wait for one Redis reply before its outcome is declared unknown (default 3 s). */
+        public Builder commandTimeout(Duration timeout) {
+            requireUnset(commandTimeout, "commandTimeout");
+            if (timeout == null || timeout.isNegative() || timeout.isZero() || timeout.compareTo(Duration.ofMinutes(10)) > 0) {
+                throw new IllegalArgumentException("commandTimeout must be between 1 ms and 10 minutes, got " + timeout);
+            }
+            this.commandTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Name recorded with every hold (for {@code dlock status}) and set as the Redis CLIENT
+         * name. Default {@code dlock-<pid>}. No white space (Redis refuses it).
+         */
+        public Builder clientName(String name) {
+            requireUnset(clientName, "clientName");
+            if (name == null || name.isBlank() || name.chars().anyMatch(Character::isWhitespace)) {
+                throw new IllegalArgumentException("clientName must be non-blank without white space, got '" + name + "'");
+            }
+            this.clientName = name;
+            return this;
+        }
+
+        /** Told when a hold is lost; may be called several times to add listeners. */
+        public Builder listener(LockListener listener) {
+            if (listener == null) {
+                throw new IllegalArgumentException("listener must not be null");
+            }
+            listeners.add(listener);
+            return this;
+        }
+
+        /**
+         * Connects to Redis.
+         *
+         * @throws LockBackendException Redis cannot be reached or refuses the credentials
+         */
+        public LockClient build() {
+            RedisURI uri = redisUri != null ? redisUri : RedisURI.create(DEFAULT_REDIS_URI);
+            String name = clientName != null ? clientName : "dlock-" + ProcessHandle.current().pid();
+            Duration timeout = commandTimeout != null ? commandTimeout : DEFAULT_COMMAND_TIMEOUT;
+            Duration lease = defaultLease != null ? defaultLease : DEFAULT_LEASE;
+            if (timeout.compareTo(lease.dividedBy(3)) >= 0) {
+                throw new IllegalArgumentException("commandTimeout " + timeout + " must be shorter than a third of "
+                        + "defaultLease " + lease + ", or a renewal could time out after the lease ran out");
+            }
+            uri.setClientName(name);
+            ClientResources resources = DefaultClientResources.create();
+            try {
+                LettuceNode node = new LettuceNode(resources, uri, timeout);
+                LockEngine engine = new LockEngine(node, keyPrefix != null ? keyPrefix : DEFAULT_KEY_PREFIX, lease,
+                        timeout, name, listeners);
+                return new LockClient(engine, resources, node.address());
+            } catch (RuntimeException e) {
+                resources.shutdown(0, 1, TimeUnit.SECONDS);
+                throw e;
+            }
+        }
+
+        private static void requireUnset(Object current, String what) {
+            if (current != null) {
+                throw new IllegalStateException(what + " was set already");
+            }
+        }
+    }
+}

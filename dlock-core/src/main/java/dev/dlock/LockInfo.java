@@ -1,0 +1,22 @@
+package dev.dlock;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * A snapshot of one lock's state in Redis, read in one round trip.
+ *
+ * @param name           the lock name
+ * @param key            the Redis key of the lock
+ * @param holder         who holds it; empty when the lock is free
+ * @param holdCount      re-entries of the current hold (0 when free)
+ * @param remainingLease time left on the lease ({@link Duration#ZERO} when free)
+ * @param fencingToken   token of the current hold (0 when free)
+ */
+public record LockInfo(String name, String key, Optional<LockHolder> holder, int holdCount,
+                       Duration remainingLease, long fencingToken) {
+
+    public boolean isLocked() {
+        return holder.isPresent();
+    }
+}

@@ -1,0 +1,51 @@
+package dev.dlock.internal;
+
+import dev.dlock.LockLostException;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One owner's hold on one lock, as this process knows it. A thread-bound hold counts re-entries
+ * (touched only by its thread); a handle's hold has count 1.
+ */
+final class Hold {
+    final LockTarget target;
+    final String name;
+    final String owner;
+    final long token;
+    final long leaseMs;
+    final boolean renewed;
+    /** Monotonic time until which the lease is known valid: attempt start + lease, moved by renewals. */
+    volatile long validUntilNanos;
+    int count = 1;
+    private final CompletableFuture<LockLostException> lost = new CompletableFuture<>();
+
+    Hold(LockTarget target, String owner, long token, long leaseMs, boolean renewed, long grantedAtNanos) {
+        this.target = target;
+        this.name = target.name();
+        this.owner = owner;
+        this.token = token;
+        this.leaseMs = leaseMs;
+        this.renewed = renewed;
+        this.validUntilNanos = grantedAtNanos + leaseMs * 1_000_000L;
+    }
+
+    /** Records the loss; true only for the first caller, who must tell the listeners. */
+    boolean markLost(String reason) {
+        return lost.complete(new LockLostException(name, token, "lock '" + name + "' was lost (fencing token "
+                + token + "): " + reason));
+    }
+
+    /** The loss, or null while the hold is not known to be lost. */
+    LockLostException lossOrNull() {
+        return lost.getNow(null);
+    }
+
+    /** Lost, or an explicit lease that has run out (Redis has freed it by now). */
+    boolean isKnownInvalid() {
+        return lost.isDone() || (!renewed && System.nanoTime() - validUntilNanos >= 0);
+    }
+
+    CompletableFuture<LockLostException> whenLost() {
+        return lost;
+    }
+}

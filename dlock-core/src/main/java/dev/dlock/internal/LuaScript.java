@@ -1,0 +1,72 @@
+package dev.dlock.internal;
+
+import io.lettuce.core.ScriptOutputType;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * The Lua scripts, one {@code .lua} resource each (its header is the contract). Run by EVALSHA
+ * with the SHA-1 computed here, so no SCRIPT LOAD round trip is needed up front; a server whose
+ * script cache is empty (restarted, failed over) answers NOSCRIPT and gets the body once.
+ */
+public enum LuaScript {
+    ACQUIRE("acquire.lua", ScriptOutputType.MULTI),
+    RELEASE("release.lua", ScriptOutputType.INTEGER),
+    ABANDON("abandon.lua", ScriptOutputType.INTEGER),
+    FORCE_RELEASE("force_release.lua", ScriptOutputType.INTEGER),
+    RENEW("renew.lua", ScriptOutputType.MULTI),
+    INSPECT("inspect.lua", ScriptOutputType.MULTI);
+
+    private final String fileName;
+    private final String body;
+    private final String sha1;
+    private final ScriptOutputType outputType;
+
+    LuaScript(String fileName, ScriptOutputType outputType) {
+        this.fileName = fileName;
+        this.body = load(fileName);
+        this.sha1 = sha1Hex(body);
+        this.outputType = outputType;
+    }
+
+    public String fileName() {
+        return fileName;
+    }
+
+    public String body() {
+        return body;
+    }
+
+    public String sha1() {
+        return sha1;
+    }
+
+    ScriptOutputType outputType() {
+        return outputType;
+    }
+
+    private static String load(String fileName) {
+        try (InputStream in = LuaScript.class.getResourceAsStream("scripts/" + fileName)) {
+            if (in == null) {
+                throw new IllegalStateException("Lua script resource missing from the jar: " + fileName);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read Lua script " + fileName, e);
+        }
+    }
+
+    private static String sha1Hex(String text) {
+        try {
+            MessageDigest digest = MessageDigest.getInstance("SHA-1");
+            return HexFormat.of().formatHex(digest.digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 is required of every JVM", e);
+        }
+    }
+}

@@ -1,0 +1,266 @@
+package dev.dlock.internal;
+
+import dev.dlock.DistributedLock;
+import dev.dlock.LockHandle;
+import dev.dlock.LockInfo;
+import dev.dlock.LockLostException;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.Condition;
+
+/** The reentrant lock on one Redis. Thread-bound holds live in the engine, keyed by lock and owner. */
+public final class RedisLock implements DistributedLock {
+
+    private static final long WAIT_FOREVER = -1;
+
+    private final LockEngine engine;
+    private final LockTarget target;
+
+    public RedisLock(LockEngine engine, String name) {
+        this.engine = engine;
+        this.target = engine.target(Validation.lockName(name));
+    }
+
+    @Override
+    public String name() {
+        return target.name();
+    }
+
+    @Override
+    public void lock() {
+        acquireUninterruptibly(engine.watchdogLeaseMs(), true, WAIT_FOREVER);
+    }
+
+    @Override
+    public void lock(Duration lease) {
+        acquireUninterruptibly(Validation.leaseMillis("lease", lease), false, WAIT_FOREVER);
+    }
+
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        acquire(engine.watchdogLeaseMs(), true, WAIT_FOREVER, true);
+    }
+
+    @Override
+    public boolean tryLock() {
+        return acquireUninterruptibly(engine.watchdogLeaseMs(), true, 0);
+    }
+
+    @Override
+    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        if (unit == null) {
+            throw new IllegalArgumentException("time unit must not be null");
+        }
+        long waitNanos = time <= 0 ? 0 : Validation.waitNanos(time, unit);
+        return acquire(engine.watchdogLeaseMs(), true, waitNanos, true);
+    }
+
+    @Override
+    public boolean tryLock(Duration wait, Duration lease) throws InterruptedException {
+        long waitNanos = Validation.waitNanos(wait);
+        return acquire(Validation.leaseMillis("lease", lease), false, waitNanos, true);
+    }
+
+    private boolean acquireUninterruptibly(long leaseMs, boolean renewed, long waitNanos) {
+        try {
+            return acquire(leaseMs, renewed, waitNanos, false);
+        } catch (InterruptedException e) {
+            throw new AssertionError("an uninterruptible acquire was interrupted", e);
+        }
+    }
+
+    private boolean acquire(long leaseMs, boolean renewed, long waitNanos, boolean interruptible)
+            throws InterruptedException {
+        if (interruptible && Thread.interrupted()) {
+            throw new InterruptedException("interrupted before acquiring lock '" + name() + "'");
+        }
+        String owner = engine.threadOwner();
+        String holdKey = holdKey(owner);
+        Hold held = engine.threadHolds().get(holdKey);
+        if (held != null) {
+            reenter(held, leaseMs);
+            return true;
+        }
+        Acquisition acquisition = engine.acquire(target, owner, leaseMs, false, waitNanos);
+        Grant grant = interruptible
+                ? awaitInterruptibly(acquisition, owner)
+                : Blocking.awaitUninterruptibly(acquisition.result());
+        if (grant == null) {
+            return false;
+        }
+        engine.threadHolds().put(holdKey, engine.register(target, owner, grant, leaseMs, renewed));
+        return true;
+    }
+
+    private void reenter(Hold held, long leaseMs) {
+        LockLostException loss = held.lossOrNull();
+        if (loss != null) {
+            throw Failures.forCaller(loss);
+        }
+        try {
+            Blocking.awaitUninterruptibly(engine.acquire(target, held.owner, leaseMs, true, 0).result());
+        } catch (LockLostException e) {
+            engine.lost(held, "it was gone when its holder re-entered (lease expired or force-released)");
+            throw Failures.forCaller(held.lossOrNull());
+        }
+        held.count++;
+    }
+
+    /** On interrupt: stop waiting, make sure nothing stays held in Redis, then throw. */
+    private Grant awaitInterruptibly(Acquisition acquisition, String owner) throws InterruptedException {
+        try {
+            return acquisition.result().get();
+        } catch (ExecutionException e) {
+            throw Failures.forCaller(e);
+        } catch (InterruptedException interrupt) {
+            acquisition.cancel();
+            long boundMs = engine.commandTimeoutMs() + 1000;
+            try {
+                Grant raced = acquisition.result().get(boundMs, TimeUnit.MILLISECONDS);
+                if (raced != null) {
+                    engine.abandon(target, owner).get(boundMs, TimeUnit.MILLISECONDS);
+                }
+            } catch (ExecutionException | TimeoutException | InterruptedException ignored) {
+                // the acquire failed or hangs: Failures already sent a best-effort release
+            }
+            throw interrupt;
+        }
+    }
+
+    @Override
+    public void unlock() {
+        String holdKey = holdKey(engine.threadOwner());
+        Hold held = engine.threadHolds().get(holdKey);
+        if (held == null) {
+            throw new IllegalMonitorStateException("lock '" + name() + "' is not held by the current thread '"
+                    + Thread.currentThread().getName() + "'");
+        }
+        boolean last = held.count == 1;
+        held.count--;
+        if (last) {
+            engine.threadHolds().remove(holdKey);
+        }
+        Blocking.awaitUninterruptibly(engine.release(held, last));
+    }
+
+    @Override
+    public Condition newCondition() {
+        throw new UnsupportedOperationException("dlock locks have no Condition: await() would have to release the "
+                + "lock and wait for a signal atomically across processes, which Redis cannot do; signal with a "
+                + "queue or pub/sub outside the lock instead");
+    }
+
+    @Override
+    public boolean forceUnlock() {
+        return Blocking.awaitUninterruptibly(engine.forceRelease(target));
+    }
+
+    @Override
+    public boolean isLocked() {
+        return info().isLocked();
+    }
+
+    @Override
+    public boolean isHeldByCurrentThread() {
+        Hold held = engine.threadHolds().get(holdKey(engine.threadOwner()));
+        return held != null && !held.isKnownInvalid();
+    }
+
+    @Override
+    public int getHoldCount() {
+        Hold held = engine.threadHolds().get(holdKey(engine.threadOwner()));
+        return held == null ? 0 : held.count;
+    }
+
+    @Override
+    public Duration remainingLease() {
+        return info().remainingLease();
+    }
+
+    @Override
+    public long fencingToken() {
+        Hold held = engine.threadHolds().get(holdKey(engine.threadOwner()));
+        if (held == null) {
+            throw new IllegalMonitorStateException("lock '" + name() + "' is not held by the current thread '"
+                    + Thread.currentThread().getName() + "', so it has no fencing token");
+        }
+        return held.token;
+    }
+
+    @Override
+    public LockInfo info() {
+        return Blocking.awaitUninterruptibly(engine.inspect(target));
+    }
+
+    @Override
+    public CompletableFuture<LockHandle> acquireAsync() {
+        return untilAcquired(acquireHandle(engine.watchdogLeaseMs(), true, WAIT_FOREVER));
+    }
+
+    @Override
+    public CompletableFuture<LockHandle> acquireAsync(Duration lease) {
+        return untilAcquired(acquireHandle(Validation.leaseMillis("lease", lease), false, WAIT_FOREVER));
+    }
+
+    @Override
+    public CompletableFuture<Optional<LockHandle>> tryAcquireAsync(Duration wait) {
+        return acquireHandle(engine.watchdogLeaseMs(), true, Validation.waitNanos(wait));
+    }
+
+    @Override
+    public CompletableFuture<Optional<LockHandle>> tryAcquireAsync(Duration wait, Duration lease) {
+        long waitNanos = Validation.waitNanos(wait);
+        return acquireHandle(Validation.leaseMillis("lease", lease), false, waitNanos);
+    }
+
+    private CompletableFuture<Optional<LockHandle>> acquireHandle(long leaseMs, boolean renewed, long waitNanos) {
+        String owner = engine.handleOwner();
+        Acquisition acquisition = engine.acquire(target, owner, leaseMs, false, waitNanos);
+        CompletableFuture<Optional<LockHandle>> handle = new CompletableFuture<>();
+        acquisition.result().whenComplete((grant, error) -> {
+            if (error != null) {
+                handle.completeExceptionally(Failures.unwrap(error));
+            } else if (grant == null) {
+                handle.complete(Optional.empty());
+            } else {
+                Hold hold = engine.register(target, owner, grant, leaseMs, renewed);
+                if (!handle.complete(Optional.of(new Handle(engine, hold)))) {
+                    engine.release(hold, true);
+                }
+            }
+        });
+        handle.whenComplete((ignored, error) -> {
+            if (handle.isCancelled()) {
+                acquisition.cancel();
+            }
+        });
+        return handle;
+    }
+
+    /** The unbounded form; cancelling the returned future cancels the acquisition. */
+    private static CompletableFuture<LockHandle> untilAcquired(CompletableFuture<Optional<LockHandle>> maybe) {
+        CompletableFuture<LockHandle> handle = maybe.thenApply(Optional::orElseThrow);
+        handle.whenComplete((ignored, error) -> {
+            if (handle.isCancelled()) {
+                maybe.cancel(false);
+                // granted just before the cancel: nobody will ever see this handle
+                maybe.thenAccept(granted -> granted.ifPresent(LockHandle::releaseAsync));
+            }
+        });
+        return handle;
+    }
+
+    private String holdKey(String owner) {
+        // an owner id has no newline, so the last newline splits the pair unambiguously
+        return target.name() + "\n" + owner;
+    }
+
+    @Override
+    public String toString() {
+        return "DistributedLock[" + name() + "]";
+    }
+}

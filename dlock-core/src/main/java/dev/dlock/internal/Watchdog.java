@@ -1,0 +1,97 @@
+package dev.dlock.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Renews the leases of all watchdog holds of a client together: one timer per client (not per
+ * lock) fires every third of the lease and renews the holds in batches of {@link #BATCH} keys per
+ * script call. A hold whose key is gone or owned by someone else is lost at once; a hold that
+ * cannot be renewed because Redis does not answer is lost when its known validity runs out.
+ */
+final class Watchdog {
+
+    static final int BATCH = 500;
+
+    private final LockEngine engine;
+    private final long leaseMs;
+    private final Set<Hold> holds = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean renewing = new AtomicBoolean();
+    private final ScheduledFuture<?> timer;
+
+    Watchdog(LockEngine engine, long leaseMs) {
+        this.engine = engine;
+        this.leaseMs = leaseMs;
+        long periodMs = Math.max(1, leaseMs / 3);
+        this.timer = engine.scheduler().scheduleAtFixedRate(this::renewAll, periodMs, periodMs, TimeUnit.MILLISECONDS);
+    }
+
+    void add(Hold hold) {
+        holds.add(hold);
+    }
+
+    /** After this returns no renewal of the hold is sent. */
+    void remove(Hold hold) {
+        holds.remove(hold);
+    }
+
+    int size() {
+        return holds.size();
+    }
+
+    void stop() {
+        timer.cancel(false);
+    }
+
+    private void renewAll() {
+        if (holds.isEmpty() || !renewing.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            List<Hold> all = new ArrayList<>(holds);
+            List<CompletableFuture<?>> batches = new ArrayList<>();
+            for (int from = 0; from < all.size(); from += BATCH) {
+                batches.add(renew(all.subList(from, Math.min(all.size(), from + BATCH))));
+            }
+            CompletableFuture.allOf(batches.toArray(CompletableFuture[]::new))
+                    .whenComplete((ok, error) -> renewing.set(false));
+        } catch (RuntimeException e) {
+            renewing.set(false);
+            throw e;
+        }
+    }
+
+    private CompletableFuture<?> renew(List<Hold> batch) {
+        String[] keys = new String[batch.size()];
+        String[] args = new String[batch.size() + 1];
+        args[0] = Long.toString(leaseMs);
+        for (int i = 0; i < batch.size(); i++) {
+            keys[i] = batch.get(i).target.key();
+            args[i + 1] = batch.get(i).owner;
+        }
+        long sentAtNanos = System.nanoTime();
+        return engine.node().eval(LuaScript.RENEW, keys, args).whenComplete((reply, error) -> {
+            for (int i = 0; i < batch.size(); i++) {
+                Hold hold = batch.get(i);
+                if (error == null && (Long) ((List<?>) reply).get(i) == 1L) {
+                    hold.validUntilNanos = sentAtNanos + TimeUnit.MILLISECONDS.toNanos(leaseMs);
+                } else if (error == null) {
+                    if (holds.remove(hold)) {
+                        engine.lost(hold, "the watchdog found its key gone or owned by another owner "
+                                + "(lease expired or force-released)");
+                    }
+                } else if (System.nanoTime() - hold.validUntilNanos >= 0 && holds.remove(hold)) {
+                    engine.lost(hold, "its lease could not be renewed before it ran out: "
+                            + Failures.commandFailed("renewal", hold.name, hold.target.key(), engine.node(),
+                                    engine.commandTimeoutMs(), error).getMessage());
+                }
+            }
+        });
+    }
+}

@@ -1,0 +1,44 @@
+-- acquire.lua: take a reentrant lock, or re-enter it, with a lease.
+--
+-- KEYS[1]  the lock hash <prefix>{name}; fields: o = owner id, c = hold count,
+--          t = fencing token of the current hold, h = holder description
+-- ARGV[1]  owner id of the caller
+-- ARGV[2]  lease in milliseconds (positive integer)
+-- ARGV[3]  holder description stored for inspection ("client\thost\tpid\tthread")
+-- ARGV[4]  "1" when the caller believes it holds the lock already (re-entry), else "0"
+--
+-- Returns  {1, token, holdCount}  granted; token is a decimal string
+--          {0, pttl}               held by another owner; pttl = ms left on its lease (-1: none)
+--          {-1}                    re-entry asked, but the caller no longer owns the lock
+--
+-- The token of a fresh hold is max(previous token in this hash + 1, server TIME in µs). The hash
+-- is deleted on release, so the clock carries monotonicity across holders; see docs/design.md.
+local owner = redis.call('HGET', KEYS[1], 'o')
+
+if ARGV[4] == '1' then
+  if owner ~= ARGV[1] then
+    return {-1}
+  end
+  local count = redis.call('HINCRBY', KEYS[1], 'c', 1)
+  -- a re-entry may extend the lease but never shortens the outer hold's
+  if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then
+    redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  end
+  return {1, redis.call('HGET', KEYS[1], 't'), count}
+end
+
+if owner ~= false and owner ~= ARGV[1] then
+  return {0, redis.call('PTTL', KEYS[1])}
+end
+
+-- Free, or still ours from an attempt whose reply the caller never saw: a fresh hold either way.
+local now = redis.call('TIME')
+local token = tonumber(now[1]) * 1000000 + tonumber(now[2])
+local previous = tonumber(redis.call('HGET', KEYS[1], 't') or '0')
+if previous >= token then
+  token = previous + 1
+end
+token = string.format('%.0f', token)
+redis.call('HSET', KEYS[1], 'o', ARGV[1], 'c', 1, 't', token, 'h', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return {1, token, 1}

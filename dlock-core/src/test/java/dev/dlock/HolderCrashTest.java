@@ -1,0 +1,50 @@
+package dev.dlock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.dlock.processes.HoldingWorker;
+import dev.dlock.testing.JavaProcess;
+import dev.dlock.testing.JavaProcesses;
+import dev.dlock.testing.RedisServers;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+class HolderCrashTest {
+
+    @RegisterExtension
+    static final RedisServers redis = RedisServers.standalone();
+
+    private final TestClients clients = new TestClients();
+
+    @AfterEach
+    void closeClients() throws Exception {
+        clients.close();
+    }
+
+    @Test
+    void killedHoldersLockFreesWhenItsLeaseEndsAndNotBefore() throws Exception {
+        long leaseMs = 2000;
+        JavaProcess holder = clients.track(JavaProcesses.start(HoldingWorker.class,
+                List.of(redis.server().uri(), "crash", Long.toString(leaseMs))));
+        await().atMost(Duration.ofSeconds(30)).until(() -> holder.log().contains("HOLDING"));
+        DistributedLock lock = clients.client(redis.server()).getLock("crash");
+        assertThat(lock.tryLock()).isFalse();
+
+        holder.kill();
+        long killedAt = System.nanoTime();
+        long leaseLeftMs = (Long) redis.server().command("PTTL", "dlock:{crash}");
+        assertThat(leaseLeftMs).isPositive().isLessThanOrEqualTo(leaseMs);
+
+        assertThat(lock.tryLock(10, TimeUnit.SECONDS)).isTrue();
+        long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
+        // Redis freed it only when the lease ran out; the waiter got it then, not before
+        assertThat(waitedMs).isGreaterThanOrEqualTo(leaseLeftMs - 5);
+        assertThat(waitedMs).isLessThan(leaseMs + 1000);
+        lock.unlock();
+    }
+}
