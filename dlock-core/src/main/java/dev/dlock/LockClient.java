@@ -68,6 +68,29 @@ public final class LockClient implements AutoCloseable {
         return new RedisLock(engine, name);
     }
 
+    /**
+     * Every lock held now whose name matches {@code namePattern} (a Redis glob: {@code *}, {@code ?},
+     * {@code [abc]}), sorted by name. Walks the keyspace with SCAN, so it does not block Redis, but
+     * it costs a round trip per matching lock: meant for operators and dashboards, not hot paths.
+     *
+     * @throws LockBackendException Redis did not answer
+     */
+    public List<LockInfo> listLocks(String namePattern) {
+        if (namePattern == null || namePattern.isEmpty()) {
+            throw new IllegalArgumentException("namePattern must not be empty, got '" + namePattern + "' (use \"*\" for all)");
+        }
+        try {
+            return engine.list(namePattern).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockBackendException("interrupted while listing locks", e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable cause = e.getCause() instanceof java.util.concurrent.CompletionException c ? c.getCause() : e.getCause();
+            throw cause instanceof LockBackendException b ? new LockBackendException(b.getMessage(), b)
+                    : new LockBackendException(String.valueOf(cause), cause);
+        }
+    }
+
     /** The Redis this client talks to, without credentials. */
     public String address() {
         return address;

@@ -12,9 +12,12 @@ import java.util.Optional;
  * @param holdCount      re-entries of the current hold (0 when free)
  * @param remainingLease time left on the lease ({@link Duration#ZERO} when free)
  * @param fencingToken   token of the current hold (0 when free)
+ * @param waitingClients clients with at least one thread or handle waiting for the lock (each
+ *                       client waits on one shared pub/sub connection, so this counts clients,
+ *                       not threads)
  */
 public record LockInfo(String name, String key, Optional<LockHolder> holder, int holdCount,
-                       Duration remainingLease, long fencingToken) {
+                       Duration remainingLease, long fencingToken, long waitingClients) {
 
     public boolean isLocked() {
         return holder.isPresent();

@@ -184,4 +184,19 @@ class ReentrantLockTest {
         client.close();
         assertThat(redis.server().keys("*")).isEmpty();
     }
+
+    @Test
+    void listLocksShowsHeldLocksMatchingThePattern() throws Exception {
+        LockClient client = clients.track(clients.builder(redis.server()).clientName("lister").build());
+        client.getLock("orders-1").lock();
+        client.getLock("orders-2").lock(Duration.ofSeconds(30));
+        client.getLock("billing").lock();
+
+        assertThat(client.listLocks("orders-*")).extracting(LockInfo::name).containsExactly("orders-1", "orders-2");
+        assertThat(client.listLocks("*")).hasSize(3).allSatisfy(info -> {
+            assertThat(info.holder()).hasValueSatisfying(h -> assertThat(h.clientName()).isEqualTo("lister"));
+            assertThat(info.remainingLease()).isPositive();
+        });
+        assertThatThrownBy(() -> client.listLocks("")).isInstanceOf(IllegalArgumentException.class);
+    }
 }

@@ -7,6 +7,8 @@ import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -16,6 +18,8 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import java.net.SocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -87,6 +91,25 @@ public final class LettuceNode implements RedisNode {
             }
             return CompletableFuture.failedFuture(unwrap(error));
         });
+    }
+
+    @Override
+    public CompletableFuture<List<String>> scan(String pattern) {
+        List<String> keys = new ArrayList<>();
+        return scanFrom(ScanCursor.INITIAL, ScanArgs.Builder.matches(pattern).limit(1000), keys);
+    }
+
+    private CompletableFuture<List<String>> scanFrom(ScanCursor cursor, ScanArgs args, List<String> keys) {
+        return commands.scan(cursor, args).toCompletableFuture().thenCompose(page -> {
+            keys.addAll(page.getKeys());
+            return page.isFinished() ? CompletableFuture.completedFuture(keys) : scanFrom(page, args, keys);
+        });
+    }
+
+    @Override
+    public CompletableFuture<Long> subscriberCount(String channel) {
+        return commands.pubsubNumsub(channel).toCompletableFuture()
+                .thenApply(counts -> counts.getOrDefault(channel, 0L));
     }
 
     @Override

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
@@ -195,19 +196,42 @@ public final class LockEngine implements AutoCloseable {
     }
 
     CompletableFuture<LockInfo> inspect(LockTarget target) {
-        return node.eval(LuaScript.INSPECT, target.keys()).handle((reply, error) -> {
-            if (error != null) {
-                throw Failures.commandFailed("inspect", target.name(), target.key(), node, commandTimeoutMs, error);
-            }
+        CompletableFuture<Long> waiting = node.subscriberCount(target.channel());
+        return node.eval(LuaScript.INSPECT, target.keys()).thenCombine(waiting, (reply, waitingClients) -> {
             List<?> fields = (List<?>) reply;
             if (fields.isEmpty()) {
-                return new LockInfo(target.name(), target.key(), Optional.empty(), 0, Duration.ZERO, 0);
+                return new LockInfo(target.name(), target.key(), Optional.empty(), 0, Duration.ZERO, 0, waitingClients);
             }
             long pttl = (Long) fields.get(4);
             return new LockInfo(target.name(), target.key(), Optional.of(parseHolder(String.valueOf(fields.get(3)))),
                     ((Long) fields.get(1)).intValue(), Duration.ofMillis(Math.max(0, pttl)),
-                    Long.parseLong(String.valueOf(fields.get(2))));
+                    Long.parseLong(String.valueOf(fields.get(2))), waitingClients);
+        }).exceptionally(error -> {
+            throw Failures.commandFailed("inspect", target.name(), target.key(), node, commandTimeoutMs, error);
         });
+    }
+
+    /** Every held lock whose name matches the glob {@code namePattern}, sorted by name. */
+    public CompletableFuture<List<LockInfo>> list(String namePattern) {
+        String keyPattern = escapeGlob(keyPrefix) + "{" + namePattern + "}";
+        return node.scan(keyPattern).thenCompose(keys -> {
+            List<CompletableFuture<LockInfo>> infos = new ArrayList<>();
+            for (String key : keys) {
+                String name = key.substring(keyPrefix.length() + 1, key.length() - 1);
+                infos.add(inspect(target(name)));
+            }
+            return CompletableFuture.allOf(infos.toArray(CompletableFuture[]::new)).thenApply(done -> infos.stream()
+                    .map(CompletableFuture::join)
+                    .filter(LockInfo::isLocked)
+                    .sorted(Comparator.comparing(LockInfo::name))
+                    .toList());
+        }).exceptionally(error -> {
+            throw Failures.commandFailed("list", namePattern, keyPattern, node, commandTimeoutMs, error);
+        });
+    }
+
+    private static String escapeGlob(String text) {
+        return text.replaceAll("([*?\\[\\]\\\\])", "\\\\$1");
     }
 
     /** Marks the hold lost and tells the listeners, once. */

@@ -1,5 +1,6 @@
 package dev.dlock.internal;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -17,6 +18,12 @@ public interface RedisNode extends AutoCloseable {
 
     /** Runs a script by SHA, sending its body once when the server answers NOSCRIPT. */
     CompletableFuture<Object> eval(LuaScript script, String[] keys, String... args);
+
+    /** Every key matching the glob pattern, by SCAN (never KEYS, which blocks the server). */
+    CompletableFuture<List<String>> scan(String pattern);
+
+    /** How many connections are subscribed to the channel (PUBSUB NUMSUB). */
+    CompletableFuture<Long> subscriberCount(String channel);
 
     CompletableFuture<Void> subscribe(String channel);
 
