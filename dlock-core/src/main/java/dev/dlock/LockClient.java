@@ -42,12 +42,10 @@ public final class LockClient implements AutoCloseable {
 
     private final LockEngine engine;
     private final ClientResources resources;
-    private final String address;
 
-    private LockClient(LockEngine engine, ClientResources resources, String address) {
+    private LockClient(LockEngine engine, ClientResources resources) {
         this.engine = engine;
         this.resources = resources;
-        this.address = address;
     }
 
     public static Builder builder() {
@@ -91,9 +89,9 @@ public final class LockClient implements AutoCloseable {
         }
     }
 
-    /** The Redis this client talks to, without credentials. */
+    /** The Redis (or Redlock nodes) this client talks to, without credentials. */
     public String address() {
-        return address;
+        return engine.describe();
     }
 
     /**
@@ -115,6 +113,8 @@ public final class LockClient implements AutoCloseable {
      */
     public static final class Builder {
         private RedisURI redisUri;
+        private List<RedisURI> redlockNodes;
+        private Duration redlockNodeTimeout;
         private String keyPrefix;
         private Duration defaultLease;
         private Duration commandTimeout;
@@ -130,15 +130,59 @@ public final class LockClient implements AutoCloseable {
          */
         public Builder redisUri(String uri) {
             requireUnset(redisUri, "redisUri");
+            this.redisUri = parseUri("redisUri", uri);
+            return this;
+        }
+
+        private static RedisURI parseUri(String what, String uri) {
             if (uri == null || uri.isBlank()) {
-                throw new IllegalArgumentException("redisUri must not be blank, got '" + uri + "'");
+                throw new IllegalArgumentException(what + " must not be blank, got '" + uri + "'");
             }
             try {
-                this.redisUri = RedisURI.create(uri);
+                return RedisURI.create(uri);
             } catch (RuntimeException e) {
-                throw new IllegalArgumentException("redisUri is not a Redis URI: '" + uri + "' (" + e.getMessage()
+                throw new IllegalArgumentException(what + " is not a Redis URI: '" + uri + "' (" + e.getMessage()
                         + "); expected redis://[user:password@]host:port[/db]", e);
             }
+        }
+
+        /**
+         * Makes this a Redlock client: every lock is held on a majority (N/2+1) of these independent
+         * masters (not replicas of each other), so it survives the loss of a minority of them; see
+         * docs/redlock.md. N must be at least 3; an odd N is best, since an even N tolerates no more
+         * failed nodes than N − 1. Excludes {@link #redisUri(String)}. Every node must be reachable
+         * when {@link #build()} runs.
+         */
+        public Builder redlockNodes(String... uris) {
+            requireUnset(redlockNodes, "redlockNodes");
+            if (uris == null || uris.length < 3) {
+                throw new IllegalArgumentException("redlockNodes needs at least 3 independent masters, got "
+                        + (uris == null ? "null" : java.util.Arrays.toString(uris))
+                        + "; for one Redis use redisUri");
+            }
+            List<RedisURI> parsed = new ArrayList<>();
+            for (String uri : uris) {
+                parsed.add(parseUri("redlockNodes", uri));
+            }
+            if (parsed.stream().map(u -> u.getHost() + ":" + u.getPort()).distinct().count() < parsed.size()) {
+                throw new IllegalArgumentException("redlockNodes must be distinct servers, got "
+                        + java.util.Arrays.toString(uris));
+            }
+            this.redlockNodes = parsed;
+            return this;
+        }
+
+        /**
+         * Redlock only: how long one node may take to answer before it counts as failed. Default: a
+         * tenth of the lease of each acquisition (at least 50 ms, at most the command timeout), so
+         * a slow node costs at most 10% of the validity.
+         */
+        public Builder redlockNodeTimeout(Duration timeout) {
+            requireUnset(redlockNodeTimeout, "redlockNodeTimeout");
+            if (timeout == null || timeout.isNegative() || timeout.toMillis() < 1) {
+                throw new IllegalArgumentException("redlockNodeTimeout must be at least 1 ms, got " + timeout);
+            }
+            this.redlockNodeTimeout = timeout;
             return this;
         }
 
@@ -215,14 +259,32 @@ public final class LockClient implements AutoCloseable {
                 throw new IllegalArgumentException("commandTimeout " + timeout + " must be shorter than a third of "
                         + "defaultLease " + lease + ", or a renewal could time out after the lease ran out");
             }
-            uri.setClientName(name);
+            if (redisUri != null && redlockNodes != null) {
+                throw new IllegalStateException("set either redisUri or redlockNodes, not both");
+            }
+            if (redlockNodeTimeout != null && redlockNodes == null) {
+                throw new IllegalStateException("redlockNodeTimeout is for Redlock clients; set redlockNodes too");
+            }
+            String prefix = keyPrefix != null ? keyPrefix : DEFAULT_KEY_PREFIX;
             ClientResources resources = DefaultClientResources.create();
+            List<LettuceNode> connected = new ArrayList<>();
             try {
-                LettuceNode node = new LettuceNode(resources, uri, timeout);
-                LockEngine engine = new LockEngine(node, keyPrefix != null ? keyPrefix : DEFAULT_KEY_PREFIX, lease,
-                        timeout, name, listeners);
-                return new LockClient(engine, resources, node.address());
+                if (redlockNodes == null) {
+                    uri.setClientName(name);
+                    LettuceNode node = new LettuceNode(resources, uri, timeout);
+                    connected.add(node);
+                    return new LockClient(LockEngine.singleNode(node, prefix, lease, timeout, name, listeners), resources);
+                }
+                for (RedisURI nodeUri : redlockNodes) {
+                    nodeUri.setClientName(name);
+                    connected.add(new LettuceNode(resources, nodeUri, timeout));
+                }
+                LockEngine engine = LockEngine.redlock(List.copyOf(connected),
+                        redlockNodeTimeout != null ? redlockNodeTimeout : Duration.ZERO, prefix, lease, timeout, name,
+                        listeners);
+                return new LockClient(engine, resources);
             } catch (RuntimeException e) {
+                connected.forEach(LettuceNode::close);
                 resources.shutdown(0, 1, TimeUnit.SECONDS);
                 throw e;
             }

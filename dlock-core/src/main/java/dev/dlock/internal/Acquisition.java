@@ -1,10 +1,9 @@
 package dev.dlock.internal;
 
-import dev.dlock.LockBackendException;
 import dev.dlock.LockLostException;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -27,13 +26,12 @@ final class Acquisition {
     private final boolean reentry;
     private final long deadlineNanos;
     private final boolean unbounded;
-    private final CompletableFuture<Grant> result = new CompletableFuture<>();
+    private final CompletableFuture<AcquireReply.Granted> result = new CompletableFuture<>();
 
     private volatile boolean cancelled;
     private volatile Runnable pendingWake;
     private WakeUps.Channel channel;
     private CompletableFuture<Void> signal;
-    private long attemptStartNanos;
 
     /** @param waitNanos how long to wait; negative: without bound */
     Acquisition(LockEngine engine, LockTarget target, String owner, String holder, long leaseMs, boolean reentry,
@@ -53,7 +51,7 @@ final class Acquisition {
         return this;
     }
 
-    CompletableFuture<Grant> result() {
+    CompletableFuture<AcquireReply.Granted> result() {
         return result;
     }
 
@@ -77,30 +75,24 @@ final class Acquisition {
         if (channel != null) {
             signal = channel.signal();
         }
-        attemptStartNanos = System.nanoTime();
-        engine.node().eval(LuaScript.ACQUIRE, target.keys(), owner, Long.toString(leaseMs), holder, reentry ? "1" : "0")
-                .whenComplete(this::onReply);
+        engine.store().acquire(target, owner, leaseMs, holder, reentry).whenComplete(this::onReply);
     }
 
-    private void onReply(Object reply, Throwable error) {
+    private void onReply(AcquireReply reply, Throwable error) {
         if (error != null) {
-            onError(error);
+            fail(Failures.unwrap(error));
             return;
         }
-        List<?> fields = (List<?>) reply;
-        long code = (Long) fields.get(0);
-        if (code == 1) {
-            Grant grant = new Grant(Long.parseLong(String.valueOf(fields.get(1))), ((Long) fields.get(2)).intValue(),
-                    attemptStartNanos);
+        if (reply instanceof AcquireReply.Granted grant) {
             finish(grant);
             return;
         }
-        if (code == -1) {
+        if (reply instanceof AcquireReply.LostOnReentry) {
             fail(new LockLostException(target.name(), 0, "lock '" + target.name()
                     + "' was lost before this re-entry: its lease expired or it was force-released"));
             return;
         }
-        long holderPttl = (Long) fields.get(1);
+        AcquireReply.Busy busy = (AcquireReply.Busy) reply;
         long remaining = deadlineNanos - System.nanoTime();
         if (cancelled || (!unbounded && remaining <= 0)) {
             finish(null);
@@ -110,22 +102,32 @@ final class Acquisition {
             channel = engine.wakeUps().join(target.channel());
             channel.subscribed().whenComplete((ok, subscribeError) -> {
                 if (subscribeError != null) {
-                    onError(subscribeError);
+                    fail(Failures.unwrap(subscribeError));
                 } else {
                     attempt();
                 }
             });
             return;
         }
-        // a key at 0 ms still exists for up to a millisecond; -1 (no TTL) is not one of ours
-        long waitNanos = holderPttl >= 0 ? TimeUnit.MILLISECONDS.toNanos(holderPttl + 1) : engine.idleRetryNanos();
+        long waitNanos;
+        if (busy.split()) {
+            // contenders split the Redlock nodes and all gave back: retrying in step would split again
+            waitNanos = TimeUnit.MILLISECONDS.toNanos(1 + ThreadLocalRandom.current().nextLong(engine.splitBackoffMs()));
+        } else if (busy.retryAfterMs() >= 0) {
+            // a key at 0 ms still exists for up to a millisecond
+            waitNanos = TimeUnit.MILLISECONDS.toNanos(busy.retryAfterMs() + 1);
+        } else {
+            // no TTL on the key: not one of ours; a release message still wakes the waiter
+            waitNanos = engine.idleRetryNanos();
+        }
         if (!unbounded) {
             waitNanos = Math.min(waitNanos, remaining);
         }
-        waitForWake(waitNanos);
+        waitForWake(waitNanos, !busy.split());
     }
 
-    private void waitForWake(long waitNanos) {
+    /** @param wakeOnRelease false: wait out the back-off even if a release message comes */
+    private void waitForWake(long waitNanos, boolean wakeOnRelease) {
         AtomicBoolean woken = new AtomicBoolean();
         ScheduledFuture<?>[] timer = new ScheduledFuture<?>[1];
         Runnable wake = () -> {
@@ -138,30 +140,19 @@ final class Acquisition {
         };
         pendingWake = wake;
         timer[0] = engine.scheduler().schedule(wake, waitNanos, TimeUnit.NANOSECONDS);
-        signal.thenRun(wake);
+        if (wakeOnRelease) {
+            signal.thenRun(wake);
+        }
         if (cancelled) {
             wake.run();
         }
     }
 
-    private void onError(Throwable error) {
-        boolean unknown = Failures.outcomeUnknown(error);
-        String operation = reentry ? "re-entry" : "acquire";
-        RuntimeException failure = Failures.commandFailed(operation, target.name(), target.key(), engine.node(),
-                engine.commandTimeoutMs(), error);
-        if (unknown && !reentry) {
-            engine.abandon(target, owner);
-            failure = new LockBackendException(failure.getMessage() + "; a best-effort release was sent",
-                    failure.getCause());
-        }
-        fail(failure);
-    }
-
-    private void finish(Grant grant) {
+    private void finish(AcquireReply.Granted grant) {
         leaveChannel();
         if (!result.complete(grant) && grant != null && !reentry) {
             // the caller cancelled the result first: nobody will ever own this grant
-            engine.abandon(target, owner);
+            engine.store().abandon(target, owner);
         }
     }
 

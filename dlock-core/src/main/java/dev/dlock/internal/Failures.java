@@ -60,6 +60,21 @@ public final class Failures {
                 + ": " + rootMessage(cause), cause);
     }
 
+    /** One node's failure in a few words, for quorum messages. */
+    static String nodeFailure(Throwable error, long timeoutMs) {
+        Throwable cause = unwrap(error);
+        if (cause instanceof java.util.concurrent.TimeoutException || cause instanceof RedisCommandTimeoutException) {
+            return "timed out after " + timeoutMs + " ms";
+        }
+        if (cause instanceof RedisCommandExecutionException) {
+            return "error reply: " + cause.getMessage();
+        }
+        if (cause instanceof RedisConnectionException) {
+            return "unreachable: " + rootMessage(cause);
+        }
+        return rootMessage(cause);
+    }
+
     /** Whether the command may have been applied although the caller saw an error. */
     static boolean outcomeUnknown(Throwable error) {
         Throwable cause = unwrap(error);

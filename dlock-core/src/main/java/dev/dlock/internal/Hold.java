@@ -14,19 +14,19 @@ final class Hold {
     final long token;
     final long leaseMs;
     final boolean renewed;
-    /** Monotonic time until which the lease is known valid: attempt start + lease, moved by renewals. */
+    /** Monotonic time until which the lease is known valid (attempt start + validity), moved by renewals. */
     volatile long validUntilNanos;
     int count = 1;
     private final CompletableFuture<LockLostException> lost = new CompletableFuture<>();
 
-    Hold(LockTarget target, String owner, long token, long leaseMs, boolean renewed, long grantedAtNanos) {
+    Hold(LockTarget target, String owner, long token, long leaseMs, boolean renewed, long validUntilNanos) {
         this.target = target;
         this.name = target.name();
         this.owner = owner;
         this.token = token;
         this.leaseMs = leaseMs;
         this.renewed = renewed;
-        this.validUntilNanos = grantedAtNanos + leaseMs * 1_000_000L;
+        this.validUntilNanos = validUntilNanos;
     }
 
     /** Records the loss; true only for the first caller, who must tell the listeners. */

@@ -38,7 +38,7 @@ public final class LettuceNode implements RedisNode {
     private final StatefulRedisPubSubConnection<String, String> pubSub;
     private volatile Listener listener = new Listener() {
         @Override
-        public void onMessage(String channel) {
+        public void onMessage(String channel, String message) {
         }
 
         @Override
@@ -70,7 +70,7 @@ public final class LettuceNode implements RedisNode {
         pubSub.addListener(new RedisPubSubAdapter<>() {
             @Override
             public void message(String channel, String message) {
-                listener.onMessage(channel);
+                listener.onMessage(channel, message);
             }
         });
         pubSub.addListener(new ReconnectWatcher());

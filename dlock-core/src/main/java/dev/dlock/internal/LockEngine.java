@@ -29,7 +29,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What every lock of one client shares: the node, the pub/sub wake-ups, the watchdog, the
+ * What every lock of one client shares: the store (one Redis or a Redlock quorum), the pub/sub wake-ups, the watchdog, the
  * registry of holds (so {@code close()} can release them), the listeners, and the client's
  * identity. Not part of the API.
  */
@@ -39,7 +39,7 @@ public final class LockEngine implements AutoCloseable {
     private static final String HOST = hostName();
     private static final long PID = ProcessHandle.current().pid();
 
-    private final RedisNode node;
+    private final LockStore store;
     private final String keyPrefix;
     private final long watchdogLeaseMs;
     private final long commandTimeoutMs;
@@ -55,9 +55,27 @@ public final class LockEngine implements AutoCloseable {
     private final AtomicLong handleSequence = new AtomicLong();
     private volatile boolean closed;
 
-    public LockEngine(RedisNode node, String keyPrefix, Duration watchdogLease, Duration commandTimeout,
-                      String clientName, List<LockListener> listeners) {
-        this.node = node;
+    /** A client on one Redis. */
+    public static LockEngine singleNode(RedisNode node, String keyPrefix, Duration watchdogLease, Duration commandTimeout,
+                                        String clientName, List<LockListener> listeners) {
+        return new LockEngine(new SingleNodeStore(node, commandTimeout.toMillis()), keyPrefix, watchdogLease,
+                commandTimeout, clientName, listeners);
+    }
+
+    /**
+     * A Redlock client over independent masters.
+     *
+     * @param nodeTimeout per-node timeout; {@link Duration#ZERO} to derive it from each lease
+     */
+    public static LockEngine redlock(List<RedisNode> nodes, Duration nodeTimeout, String keyPrefix, Duration watchdogLease,
+                                     Duration commandTimeout, String clientName, List<LockListener> listeners) {
+        return new LockEngine(new QuorumStore(nodes, keyPrefix, commandTimeout.toMillis(), nodeTimeout.toMillis()),
+                keyPrefix, watchdogLease, commandTimeout, clientName, listeners);
+    }
+
+    private LockEngine(LockStore store, String keyPrefix, Duration watchdogLease, Duration commandTimeout,
+                       String clientName, List<LockListener> listeners) {
+        this.store = store;
         this.keyPrefix = keyPrefix;
         this.watchdogLeaseMs = watchdogLease.toMillis();
         this.commandTimeoutMs = commandTimeout.toMillis();
@@ -68,12 +86,22 @@ public final class LockEngine implements AutoCloseable {
         timers.setRemoveOnCancelPolicy(true);
         this.scheduler = timers;
         this.listenerExecutor = Executors.newSingleThreadExecutor(daemonThreads("dlock-listener"));
-        this.wakeUps = new WakeUps(node);
+        this.wakeUps = new WakeUps(store.nodes(), commandTimeoutMs);
         this.watchdog = new Watchdog(this, watchdogLeaseMs);
     }
 
-    RedisNode node() {
-        return node;
+    LockStore store() {
+        return store;
+    }
+
+    /** Where the locks live, for messages. */
+    public String describe() {
+        return store.describe();
+    }
+
+    /** Upper bound of the random pause after a split Redlock vote. */
+    long splitBackoffMs() {
+        return Math.max(2, Math.min(50, watchdogLeaseMs / 100));
     }
 
     WakeUps wakeUps() {
@@ -124,8 +152,8 @@ public final class LockEngine implements AutoCloseable {
         return new Acquisition(this, target, owner, holderDescription(), leaseMs, reentry, waitNanos).start();
     }
 
-    Hold register(LockTarget target, String owner, Grant grant, long leaseMs, boolean renewed) {
-        Hold hold = new Hold(target, owner, grant.token(), leaseMs, renewed, grant.attemptStartNanos());
+    Hold register(LockTarget target, String owner, AcquireReply.Granted grant, long leaseMs, boolean renewed) {
+        Hold hold = new Hold(target, owner, grant.token(), leaseMs, renewed, grant.validUntilNanos());
         holds.add(hold);
         if (renewed) {
             watchdog.add(hold);
@@ -154,14 +182,12 @@ public final class LockEngine implements AutoCloseable {
             return CompletableFuture.failedFuture(loss);
         }
         LockTarget target = hold.target;
-        return node.eval(LuaScript.RELEASE, target.keys(), hold.owner, target.channel()).handle((reply, error) -> {
+        return store.release(target, hold.owner, hold.token).handle((holdsLeft, error) -> {
             if (error != null) {
-                LockBackendException failure = Failures.commandFailed("release", target.name(), target.key(), node,
-                        commandTimeoutMs, error);
+                LockBackendException failure = (LockBackendException) Failures.unwrap(error);
                 throw new LockBackendException(failure.getMessage() + "; the lease (" + hold.leaseMs
-                        + " ms) frees the lock by itself", failure.getCause());
+                        + " ms) frees the lock by itself", failure);
             }
-            long holdsLeft = (Long) reply;
             if (holdsLeft < 0) {
                 lost(hold, "it was no longer its owner's at release (lease expired or force-released); "
                         + "the lock was left untouched");
@@ -169,52 +195,31 @@ public final class LockEngine implements AutoCloseable {
             }
             if (last && holdsLeft > 0) {
                 // Redis counted a re-entry whose reply never reached us: drop it so the lock frees now
-                abandon(target, hold.owner);
-            }
-            return null;
-        });
-    }
-
-    /** Best effort: drops the owner's hold if it has one, e.g. after an acquire with unknown outcome. */
-    CompletableFuture<Void> abandon(LockTarget target, String owner) {
-        return node.eval(LuaScript.ABANDON, target.keys(), owner, target.channel()).handle((reply, error) -> {
-            if (error != null) {
-                LOG.warn("could not release lock '{}' after an unknown outcome; its lease frees it: {}",
-                        target.name(), Failures.unwrap(error).toString());
+                store.abandon(target, hold.owner);
             }
             return null;
         });
     }
 
     CompletableFuture<Boolean> forceRelease(LockTarget target) {
-        return node.eval(LuaScript.FORCE_RELEASE, target.keys(), target.channel()).handle((reply, error) -> {
-            if (error != null) {
-                throw Failures.commandFailed("force release", target.name(), target.key(), node, commandTimeoutMs, error);
-            }
-            return (Long) reply == 1L;
-        });
+        return store.forceRelease(target);
     }
 
     CompletableFuture<LockInfo> inspect(LockTarget target) {
-        CompletableFuture<Long> waiting = node.subscriberCount(target.channel());
-        return node.eval(LuaScript.INSPECT, target.keys()).thenCombine(waiting, (reply, waitingClients) -> {
-            List<?> fields = (List<?>) reply;
-            if (fields.isEmpty()) {
+        CompletableFuture<Long> waiting = store.waitingClients(target).exceptionally(error -> 0L);
+        return store.inspect(target).thenCombine(waiting, (state, waitingClients) -> {
+            if (!state.isHeld()) {
                 return new LockInfo(target.name(), target.key(), Optional.empty(), 0, Duration.ZERO, 0, waitingClients);
             }
-            long pttl = (Long) fields.get(4);
-            return new LockInfo(target.name(), target.key(), Optional.of(parseHolder(String.valueOf(fields.get(3)))),
-                    ((Long) fields.get(1)).intValue(), Duration.ofMillis(Math.max(0, pttl)),
-                    Long.parseLong(String.valueOf(fields.get(2))), waitingClients);
-        }).exceptionally(error -> {
-            throw Failures.commandFailed("inspect", target.name(), target.key(), node, commandTimeoutMs, error);
+            return new LockInfo(target.name(), target.key(), Optional.of(parseHolder(state.holder())), state.holdCount(),
+                    Duration.ofMillis(Math.max(0, state.pttlMs())), state.token(), waitingClients);
         });
     }
 
     /** Every held lock whose name matches the glob {@code namePattern}, sorted by name. */
     public CompletableFuture<List<LockInfo>> list(String namePattern) {
         String keyPattern = escapeGlob(keyPrefix) + "{" + namePattern + "}";
-        return node.scan(keyPattern).thenCompose(keys -> {
+        return store.scan(keyPattern).thenCompose(keys -> {
             List<CompletableFuture<LockInfo>> infos = new ArrayList<>();
             for (String key : keys) {
                 String name = key.substring(keyPrefix.length() + 1, key.length() - 1);
@@ -225,8 +230,6 @@ public final class LockEngine implements AutoCloseable {
                     .filter(LockInfo::isLocked)
                     .sorted(Comparator.comparing(LockInfo::name))
                     .toList());
-        }).exceptionally(error -> {
-            throw Failures.commandFailed("list", namePattern, keyPattern, node, commandTimeoutMs, error);
         });
     }
 
@@ -264,7 +267,7 @@ public final class LockEngine implements AutoCloseable {
         for (Hold hold : List.copyOf(holds)) {
             forget(hold);
             hold.markLost("the LockClient was closed, which released it");
-            releases.add(abandon(hold.target, hold.owner));
+            releases.add(store.abandon(hold.target, hold.owner));
         }
         try {
             CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new))
@@ -274,7 +277,7 @@ public final class LockEngine implements AutoCloseable {
         } finally {
             scheduler.shutdownNow();
             listenerExecutor.shutdown();
-            node.close();
+            store.close();
         }
     }
 

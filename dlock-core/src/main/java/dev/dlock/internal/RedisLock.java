@@ -86,7 +86,7 @@ public final class RedisLock implements DistributedLock {
             return true;
         }
         Acquisition acquisition = engine.acquire(target, owner, leaseMs, false, waitNanos);
-        Grant grant = interruptible
+        AcquireReply.Granted grant = interruptible
                 ? awaitInterruptibly(acquisition, owner)
                 : Blocking.awaitUninterruptibly(acquisition.result());
         if (grant == null) {
@@ -111,7 +111,7 @@ public final class RedisLock implements DistributedLock {
     }
 
     /** On interrupt: stop waiting, make sure nothing stays held in Redis, then throw. */
-    private Grant awaitInterruptibly(Acquisition acquisition, String owner) throws InterruptedException {
+    private AcquireReply.Granted awaitInterruptibly(Acquisition acquisition, String owner) throws InterruptedException {
         try {
             return acquisition.result().get();
         } catch (ExecutionException e) {
@@ -120,9 +120,9 @@ public final class RedisLock implements DistributedLock {
             acquisition.cancel();
             long boundMs = engine.commandTimeoutMs() + 1000;
             try {
-                Grant raced = acquisition.result().get(boundMs, TimeUnit.MILLISECONDS);
+                AcquireReply.Granted raced = acquisition.result().get(boundMs, TimeUnit.MILLISECONDS);
                 if (raced != null) {
-                    engine.abandon(target, owner).get(boundMs, TimeUnit.MILLISECONDS);
+                    engine.store().abandon(target, owner).get(boundMs, TimeUnit.MILLISECONDS);
                 }
             } catch (ExecutionException | TimeoutException | InterruptedException ignored) {
                 // the acquire failed or hangs: Failures already sent a best-effort release

@@ -39,7 +39,7 @@ public interface RedisNode extends AutoCloseable {
     void close();
 
     interface Listener {
-        void onMessage(String channel);
+        void onMessage(String channel, String message);
 
         /** The pub/sub link came back after a disconnect: a release may have been missed. */
         void onReconnected();

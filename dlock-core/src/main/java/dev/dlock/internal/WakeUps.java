@@ -1,23 +1,32 @@
 package dev.dlock.internal;
 
+import dev.dlock.LockBackendException;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Pub/sub subscriptions shared by all waiters of a client: one per lock channel, counted by
- * waiters, on one pub/sub connection. A waiter takes the current {@link Channel#signal()} before
- * each acquire attempt; a release message completes that signal, so a release that lands between
- * the attempt and the wait is not missed.
+ * waiters, on each node's pub/sub connection. A waiter takes the current {@link Channel#signal()}
+ * before each acquire attempt; a release message completes that signal, so a release that lands
+ * between the attempt and the wait is not missed.
+ *
+ * <p>On Redlock every node publishes each release, with the released token as message; only the
+ * first copy of a message fires, so waiters retry once per release, not once per node.
  */
 final class WakeUps implements RedisNode.Listener {
 
-    private final RedisNode node;
+    private final List<RedisNode> nodes;
+    private final long subscribeTimeoutMs;
     private final ConcurrentHashMap<String, Channel> channels = new ConcurrentHashMap<>();
 
-    WakeUps(RedisNode node) {
-        this.node = node;
-        node.setListener(this);
+    WakeUps(List<RedisNode> nodes, long subscribeTimeoutMs) {
+        this.nodes = nodes;
+        this.subscribeTimeoutMs = subscribeTimeoutMs;
+        nodes.forEach(node -> node.setListener(this));
     }
 
     /** Joins the channel's waiters, subscribing when first. Pair with {@link #leave(Channel)}. */
@@ -25,7 +34,7 @@ final class WakeUps implements RedisNode.Listener {
         return channels.compute(channelName, (name, channel) -> {
             Channel joined = channel == null ? new Channel(name) : channel;
             if (joined.subscribed == null || joined.subscribed.isCompletedExceptionally()) {
-                joined.subscribed = node.subscribe(name);
+                joined.subscribed = subscribeAnywhere(name);
             }
             joined.waiters++;
             return joined;
@@ -37,22 +46,45 @@ final class WakeUps implements RedisNode.Listener {
             if (current != channel || --current.waiters > 0) {
                 return current;
             }
-            node.unsubscribe(name);
+            nodes.forEach(node -> node.unsubscribe(name));
             return null;
         });
     }
 
+    /**
+     * Subscribes on every node; ready once one node confirms, since a message from any node wakes
+     * the waiter and every wait is bounded by the holder's lease anyway.
+     */
+    private CompletableFuture<Void> subscribeAnywhere(String channelName) {
+        if (nodes.size() == 1) {
+            return nodes.get(0).subscribe(channelName);
+        }
+        CompletableFuture<Void> ready = new CompletableFuture<>();
+        AtomicInteger failed = new AtomicInteger();
+        for (RedisNode node : nodes) {
+            node.subscribe(channelName).orTimeout(subscribeTimeoutMs, TimeUnit.MILLISECONDS).whenComplete((ok, error) -> {
+                if (error == null) {
+                    ready.complete(null);
+                } else if (failed.incrementAndGet() == nodes.size()) {
+                    ready.completeExceptionally(new LockBackendException("cannot wait for lock channel '" + channelName
+                            + "': no node accepted the subscription; last failure: " + Failures.unwrap(error)));
+                }
+            });
+        }
+        return ready;
+    }
+
     @Override
-    public void onMessage(String channelName) {
+    public void onMessage(String channelName, String message) {
         Channel channel = channels.get(channelName);
         if (channel != null) {
-            channel.fire();
+            channel.fire(message);
         }
     }
 
     @Override
     public void onReconnected() {
-        channels.values().forEach(Channel::fire);
+        channels.values().forEach(channel -> channel.fire(null));
     }
 
     static final class Channel {
@@ -60,6 +92,7 @@ final class WakeUps implements RedisNode.Listener {
         int waiters;
         volatile CompletableFuture<Void> subscribed;
         private final AtomicReference<CompletableFuture<Void>> signal = new AtomicReference<>(new CompletableFuture<>());
+        private final AtomicReference<String> lastMessage = new AtomicReference<>();
 
         private Channel(String name) {
             this.name = name;
@@ -74,7 +107,11 @@ final class WakeUps implements RedisNode.Listener {
             return subscribed;
         }
 
-        void fire() {
+        /** @param message null for "something may have been missed" (always fires) */
+        void fire(String message) {
+            if (message != null && message.equals(lastMessage.getAndSet(message))) {
+                return;
+            }
             signal.getAndSet(new CompletableFuture<>()).complete(null);
         }
     }

@@ -68,28 +68,21 @@ final class Watchdog {
     }
 
     private CompletableFuture<?> renew(List<Hold> batch) {
-        String[] keys = new String[batch.size()];
-        String[] args = new String[batch.size() + 1];
-        args[0] = Long.toString(leaseMs);
-        for (int i = 0; i < batch.size(); i++) {
-            keys[i] = batch.get(i).target.key();
-            args[i + 1] = batch.get(i).owner;
-        }
         long sentAtNanos = System.nanoTime();
-        return engine.node().eval(LuaScript.RENEW, keys, args).whenComplete((reply, error) -> {
+        return engine.store().renew(batch, leaseMs).whenComplete((outcomes, error) -> {
             for (int i = 0; i < batch.size(); i++) {
                 Hold hold = batch.get(i);
-                if (error == null && (Long) ((List<?>) reply).get(i) == 1L) {
-                    hold.validUntilNanos = sentAtNanos + TimeUnit.MILLISECONDS.toNanos(leaseMs);
-                } else if (error == null) {
+                Renewal outcome = error != null ? Renewal.UNKNOWN : outcomes[i];
+                if (outcome == Renewal.RENEWED) {
+                    hold.validUntilNanos = engine.store().validUntilNanos(sentAtNanos, leaseMs);
+                } else if (outcome == Renewal.GONE) {
                     if (holds.remove(hold)) {
                         engine.lost(hold, "the watchdog found its key gone or owned by another owner "
                                 + "(lease expired or force-released)");
                     }
                 } else if (System.nanoTime() - hold.validUntilNanos >= 0 && holds.remove(hold)) {
-                    engine.lost(hold, "its lease could not be renewed before it ran out: "
-                            + Failures.commandFailed("renewal", hold.name, hold.target.key(), engine.node(),
-                                    engine.commandTimeoutMs(), error).getMessage());
+                    engine.lost(hold, "its lease could not be renewed before it ran out"
+                            + (error != null ? ": " + Failures.unwrap(error).getMessage() : " (no quorum answered)"));
                 }
             }
         });

@@ -2,6 +2,8 @@
 --
 -- KEYS[1]  the lock hash <prefix>{name}; fields: o = owner id, c = hold count,
 --          t = fencing token of the current hold, h = holder description
+-- KEYS[2]  optional (Redlock only): the node's token floor <prefix>token-floor, the highest token
+--          released on this node lately; fresh tokens start above it
 -- ARGV[1]  owner id of the caller
 -- ARGV[2]  lease in milliseconds (positive integer)
 -- ARGV[3]  holder description stored for inspection ("client\thost\tpid\tthread")
@@ -11,8 +13,9 @@
 --          {0, pttl}               held by another owner; pttl = ms left on its lease (-1: none)
 --          {-1}                    re-entry asked, but the caller no longer owns the lock
 --
--- The token of a fresh hold is max(previous token in this hash + 1, server TIME in µs). The hash
--- is deleted on release, so the clock carries monotonicity across holders; see docs/design.md.
+-- The token of a fresh hold is max(previous token in this hash + 1, floor + 1, server TIME in µs).
+-- The hash is deleted on release, so the clock (and on Redlock the floor) carries monotonicity
+-- across holders; see docs/design.md.
 local owner = redis.call('HGET', KEYS[1], 'o')
 
 if ARGV[4] == '1' then
@@ -35,6 +38,9 @@ end
 local now = redis.call('TIME')
 local token = tonumber(now[1]) * 1000000 + tonumber(now[2])
 local previous = tonumber(redis.call('HGET', KEYS[1], 't') or '0')
+if KEYS[2] then
+  previous = math.max(previous, tonumber(redis.call('GET', KEYS[2]) or '0'))
+end
 if previous >= token then
   token = previous + 1
 end

@@ -1,0 +1,53 @@
+package dev.dlock.internal;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Where locks live: one Redis ({@link SingleNodeStore}) or a Redlock quorum of independent masters
+ * ({@link QuorumStore}). The acquire loop, the watchdog and the lock types talk to this interface
+ * only, so every lock type works on both.
+ *
+ * <p>Futures fail with {@link dev.dlock.LockBackendException} whose message says what is known:
+ * which node failed how, and whether the outcome is unknown.
+ */
+interface LockStore extends AutoCloseable {
+
+    /** The nodes, for pub/sub subscriptions. */
+    List<RedisNode> nodes();
+
+    /** The addresses, for messages. */
+    String describe();
+
+    /**
+     * One attempt. When its outcome is unknown (timeout) the store has already sent a best-effort
+     * release of a fresh attempt before failing the future.
+     */
+    CompletableFuture<AcquireReply> acquire(LockTarget target, String owner, long leaseMs, String holder, boolean reentry);
+
+    /** Gives back one hold: holds left ({@code > 0}), 0 when freed, -1 when the caller no longer owns it. */
+    CompletableFuture<Long> release(LockTarget target, String owner, long token);
+
+    /** Best effort: drops every hold of the owner. Never fails. */
+    CompletableFuture<Void> abandon(LockTarget target, String owner);
+
+    /** Frees the lock whoever holds it: true when it was held. */
+    CompletableFuture<Boolean> forceRelease(LockTarget target);
+
+    /** Extends the leases of the holds, all in as few round trips as possible. */
+    CompletableFuture<Renewal[]> renew(List<Hold> holds, long leaseMs);
+
+    CompletableFuture<LockState> inspect(LockTarget target);
+
+    /** Connections waiting on the lock's channel (on a quorum: the most any node reports). */
+    CompletableFuture<Long> waitingClients(LockTarget target);
+
+    /** Keys matching the glob, from every reachable node. */
+    CompletableFuture<List<String>> scan(String keyPattern);
+
+    /** The validity left of a grant made at {@code startNanos} for {@code leaseMs}. */
+    long validUntilNanos(long startNanos, long leaseMs);
+
+    @Override
+    void close();
+}

@@ -1,0 +1,52 @@
+package dev.dlock.internal;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/** Decoding of script replies, shared by the stores. */
+final class Replies {
+
+    private Replies() {
+    }
+
+    /** acquire.lua's reply; see its header. */
+    static AcquireReply acquire(List<?> fields, long validUntilNanos) {
+        long code = (Long) fields.get(0);
+        if (code == 1) {
+            return new AcquireReply.Granted(Long.parseLong(String.valueOf(fields.get(1))),
+                    ((Long) fields.get(2)).intValue(), validUntilNanos);
+        }
+        if (code == -1) {
+            return new AcquireReply.LostOnReentry();
+        }
+        return new AcquireReply.Busy((Long) fields.get(1), false);
+    }
+
+    /** inspect.lua's reply; see its header. */
+    static LockState state(List<?> fields) {
+        if (fields.isEmpty()) {
+            return LockState.FREE;
+        }
+        return new LockState(String.valueOf(fields.get(0)), ((Long) fields.get(1)).intValue(),
+                Long.parseLong(String.valueOf(fields.get(2))), String.valueOf(fields.get(3)), (Long) fields.get(4));
+    }
+
+    /** Runs renew.lua for the holds on one node: renewed[i] for holds.get(i). */
+    static CompletableFuture<boolean[]> renewOn(RedisNode node, List<Hold> holds, long leaseMs) {
+        String[] keys = new String[holds.size()];
+        String[] args = new String[holds.size() + 1];
+        args[0] = Long.toString(leaseMs);
+        for (int i = 0; i < holds.size(); i++) {
+            keys[i] = holds.get(i).target.key();
+            args[i + 1] = holds.get(i).owner;
+        }
+        return node.eval(LuaScript.RENEW, keys, args).thenApply(reply -> {
+            List<?> results = (List<?>) reply;
+            boolean[] renewed = new boolean[holds.size()];
+            for (int i = 0; i < renewed.length; i++) {
+                renewed[i] = (Long) results.get(i) == 1L;
+            }
+            return renewed;
+        });
+    }
+}
