@@ -7,6 +7,7 @@ import dev.dlock.internal.Validation;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -150,8 +151,8 @@ public final class LockClient implements AutoCloseable {
          * Makes this a Redlock client: every lock is held on a majority (N/2+1) of these independent
          * masters (not replicas of each other), so it survives the loss of a minority of them; see
          * docs/redlock.md. N must be at least 3; an odd N is best, since an even N tolerates no more
-         * failed nodes than N − 1. Excludes {@link #redisUri(String)}. Every node must be reachable
-         * when {@link #build()} runs.
+         * failed nodes than N − 1. Excludes {@link #redisUri(String)}. A quorum must be reachable
+         * when {@link #build()} runs; the other nodes are connected in the background.
          */
         public Builder redlockNodes(String... uris) {
             requireUnset(redlockNodes, "redlockNodes");
@@ -266,18 +267,27 @@ public final class LockClient implements AutoCloseable {
                 throw new IllegalStateException("redlockNodeTimeout is for Redlock clients; set redlockNodes too");
             }
             String prefix = keyPrefix != null ? keyPrefix : DEFAULT_KEY_PREFIX;
-            ClientResources resources = DefaultClientResources.create();
+            // a lock client must notice a returning server within a second, not Lettuce's default 30 s
+            ClientResources resources = DefaultClientResources.builder()
+                    .reconnectDelay(() -> Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
+                    .build();
             List<LettuceNode> connected = new ArrayList<>();
             try {
                 if (redlockNodes == null) {
                     uri.setClientName(name);
-                    LettuceNode node = new LettuceNode(resources, uri, timeout);
+                    LettuceNode node = new LettuceNode(resources, uri, timeout, false);
                     connected.add(node);
                     return new LockClient(LockEngine.singleNode(node, prefix, lease, timeout, name, listeners), resources);
                 }
                 for (RedisURI nodeUri : redlockNodes) {
                     nodeUri.setClientName(name);
-                    connected.add(new LettuceNode(resources, nodeUri, timeout));
+                    connected.add(new LettuceNode(resources, nodeUri, timeout, true));
+                }
+                long reachable = connected.stream().filter(LettuceNode::hasConnected).count();
+                if (reachable < redlockNodes.size() / 2 + 1) {
+                    throw new LockBackendException("cannot build a Redlock client: only " + reachable + " of "
+                            + redlockNodes.size() + " nodes reachable, " + (redlockNodes.size() / 2 + 1) + " needed: "
+                            + connected.stream().filter(node -> !node.hasConnected()).map(LettuceNode::address).toList());
                 }
                 LockEngine engine = LockEngine.redlock(List.copyOf(connected),
                         redlockNodeTimeout != null ? redlockNodeTimeout : Duration.ZERO, prefix, lease, timeout, name,

@@ -20,7 +20,8 @@ final class Acquisition {
 
     private final LockEngine engine;
     private final LockTarget target;
-    private final String owner;
+    private final String ownerPrefix;
+    private final boolean fixedOwner;
     private final String holder;
     private final long leaseMs;
     private final boolean reentry;
@@ -28,16 +29,25 @@ final class Acquisition {
     private final boolean unbounded;
     private final CompletableFuture<AcquireReply.Granted> result = new CompletableFuture<>();
 
+    /** The owner id of the current attempt: a fresh one per attempt, unless re-entering a hold. */
+    private volatile String owner;
     private volatile boolean cancelled;
     private volatile Runnable pendingWake;
     private WakeUps.Channel channel;
     private CompletableFuture<Void> signal;
 
-    /** @param waitNanos how long to wait; negative: without bound */
+    /**
+     * @param owner     for a re-entry the hold's owner id; else a prefix to which each attempt adds
+     *                  a sequence number, so that a command of a failed attempt that reaches a server
+     *                  late (NOSCRIPT retry, a paused server's backlog) cannot touch a later grant
+     * @param waitNanos how long to wait; negative: without bound
+     */
     Acquisition(LockEngine engine, LockTarget target, String owner, String holder, long leaseMs, boolean reentry,
                 long waitNanos) {
         this.engine = engine;
         this.target = target;
+        this.ownerPrefix = owner;
+        this.fixedOwner = reentry;
         this.owner = owner;
         this.holder = holder;
         this.leaseMs = leaseMs;
@@ -49,6 +59,23 @@ final class Acquisition {
     Acquisition start() {
         attempt();
         return this;
+    }
+
+    LockTarget target() {
+        return target;
+    }
+
+    /** The owner id of the last attempt: once granted, the hold's. */
+    String owner() {
+        return owner;
+    }
+
+    String holder() {
+        return holder;
+    }
+
+    long leaseMs() {
+        return leaseMs;
     }
 
     CompletableFuture<AcquireReply.Granted> result() {
@@ -74,6 +101,9 @@ final class Acquisition {
         }
         if (channel != null) {
             signal = channel.signal();
+        }
+        if (!fixedOwner) {
+            owner = ownerPrefix + ":" + engine.nextOwnerSequence();
         }
         engine.store().acquire(target, owner, leaseMs, holder, reentry).whenComplete(this::onReply);
     }

@@ -19,6 +19,7 @@ final class Fanout<T> {
     private final Throwable[] errors;
     private final boolean[] answered;
     private int answeredCount;
+    private boolean decided;
 
     private Fanout(List<RedisNode> nodes) {
         this.nodes = nodes;
@@ -37,27 +38,35 @@ final class Fanout<T> {
                                             Function<Fanout<T>, Optional<R>> decide) {
         Fanout<T> fanout = new Fanout<>(nodes);
         CompletableFuture<R> result = new CompletableFuture<>();
-        for (int i = 0; i < nodes.size(); i++) {
-            int index = i;
-            CompletableFuture<T> reply;
+        // send everything before looking at any reply: a decision taken while some node has not been
+        // called yet would release there before the call arrives
+        List<CompletableFuture<T>> sent = new ArrayList<>(nodes.size());
+        for (RedisNode node : nodes) {
             try {
-                reply = call.apply(nodes.get(i));
+                sent.add(call.apply(node).orTimeout(timeoutMs, TimeUnit.MILLISECONDS));
             } catch (RuntimeException e) {
-                reply = CompletableFuture.failedFuture(e);
+                sent.add(CompletableFuture.failedFuture(e));
             }
-            reply.orTimeout(timeoutMs, TimeUnit.MILLISECONDS).whenComplete((value, error) -> {
+        }
+        for (int i = 0; i < sent.size(); i++) {
+            int index = i;
+            sent.get(i).whenComplete((value, error) -> {
                 Optional<R> decision;
                 synchronized (fanout) {
                     fanout.record(index, value, error);
-                    if (result.isDone()) {
+                    if (fanout.decided) {
                         return;
                     }
                     try {
                         decision = decide.apply(fanout);
                     } catch (RuntimeException e) {
+                        fanout.decided = true;
                         result.completeExceptionally(e);
                         return;
                     }
+                    // decided exactly once: a decision's side effects (releases) must not be repeated
+                    // after the caller has moved on to its next attempt
+                    fanout.decided = decision.isPresent();
                 }
                 decision.ifPresent(result::complete);
             });

@@ -11,18 +11,22 @@ final class Hold {
     final LockTarget target;
     final String name;
     final String owner;
+    final String holder;
     final long token;
     final long leaseMs;
     final boolean renewed;
     /** Monotonic time until which the lease is known valid (attempt start + validity), moved by renewals. */
     volatile long validUntilNanos;
-    int count = 1;
+    /** Written by the owning thread only; read elsewhere for re-creating a Redlock copy, where staleness is harmless. */
+    volatile int count = 1;
     private final CompletableFuture<LockLostException> lost = new CompletableFuture<>();
 
-    Hold(LockTarget target, String owner, long token, long leaseMs, boolean renewed, long validUntilNanos) {
+    Hold(LockTarget target, String owner, String holder, long token, long leaseMs, boolean renewed,
+         long validUntilNanos) {
         this.target = target;
         this.name = target.name();
         this.owner = owner;
+        this.holder = holder;
         this.token = token;
         this.leaseMs = leaseMs;
         this.renewed = renewed;

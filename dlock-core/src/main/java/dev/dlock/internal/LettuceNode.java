@@ -1,5 +1,6 @@
 package dev.dlock.internal;
 
+import dev.dlock.LockBackendException;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
@@ -22,6 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -31,11 +33,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class LettuceNode implements RedisNode {
 
+    private static final long MAX_RECONNECT_DELAY_MS = 5000;
+
     private final RedisClient client;
     private final String address;
-    private final StatefulRedisConnection<String, String> connection;
-    private final RedisAsyncCommands<String, String> commands;
-    private final StatefulRedisPubSubConnection<String, String> pubSub;
+    private volatile StatefulRedisConnection<String, String> connection;
+    private volatile RedisAsyncCommands<String, String> commands;
+    private volatile StatefulRedisPubSubConnection<String, String> pubSub;
+    private volatile LockBackendException notConnected;
+    private volatile boolean closed;
     private volatile Listener listener = new Listener() {
         @Override
         public void onMessage(String channel, String message) {
@@ -47,10 +53,12 @@ public final class LettuceNode implements RedisNode {
     };
 
     /**
-     * Connects both links. Fails with a {@link dev.dlock.LockBackendException} naming the address
-     * when the server cannot be reached or refuses the credentials.
+     * Connects both links. Fails with a {@link LockBackendException} naming the address when the
+     * server cannot be reached or refuses the credentials, unless {@code keepTrying}: then every
+     * call fails fast with that reason while a background task retries the first connect (a
+     * Redlock client starts with a minority of its nodes down).
      */
-    public LettuceNode(ClientResources resources, RedisURI uri, Duration commandTimeout) {
+    public LettuceNode(ClientResources resources, RedisURI uri, Duration commandTimeout, boolean keepTrying) {
         this.address = Failures.describe(uri);
         uri.setTimeout(commandTimeout);
         this.client = RedisClient.create(resources, uri);
@@ -60,20 +68,56 @@ public final class LettuceNode implements RedisNode {
                 .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).keepAlive(true).build())
                 .build());
         try {
-            this.connection = client.connect();
-            this.commands = connection.async();
-            this.pubSub = client.connectPubSub();
+            connect();
         } catch (RedisException e) {
-            client.shutdown(Duration.ZERO, Duration.ZERO);
-            throw Failures.cannotConnect(address, e);
+            notConnected = Failures.cannotConnect(address, e);
+            if (!keepTrying) {
+                client.shutdown(Duration.ZERO, Duration.ZERO);
+                throw notConnected;
+            }
+            retryConnect(100);
         }
-        pubSub.addListener(new RedisPubSubAdapter<>() {
+    }
+
+    /** Whether the first connect has succeeded (later disconnects are Lettuce's to repair). */
+    public boolean hasConnected() {
+        return commands != null;
+    }
+
+    private void connect() {
+        StatefulRedisConnection<String, String> commandLink = client.connect();
+        StatefulRedisPubSubConnection<String, String> pubSubLink;
+        try {
+            pubSubLink = client.connectPubSub();
+        } catch (RedisException e) {
+            commandLink.close();
+            throw e;
+        }
+        pubSubLink.addListener(new RedisPubSubAdapter<>() {
             @Override
             public void message(String channel, String message) {
                 listener.onMessage(channel, message);
             }
         });
-        pubSub.addListener(new ReconnectWatcher());
+        pubSubLink.addListener(new ReconnectWatcher());
+        this.connection = commandLink;
+        this.pubSub = pubSubLink;
+        this.commands = commandLink.async();
+    }
+
+    private void retryConnect(long delayMs) {
+        CompletableFuture.runAsync(() -> {
+            if (closed) {
+                return;
+            }
+            try {
+                connect();
+                listener.onReconnected();
+            } catch (RedisException e) {
+                notConnected = Failures.cannotConnect(address, e);
+                retryConnect(Math.min(MAX_RECONNECT_DELAY_MS, delayMs * 2));
+            }
+        }, CompletableFuture.delayedExecutor(delayMs, TimeUnit.MILLISECONDS));
     }
 
     @Override
@@ -83,18 +127,36 @@ public final class LettuceNode implements RedisNode {
 
     @Override
     public CompletableFuture<Object> eval(LuaScript script, String[] keys, String... args) {
+        RedisAsyncCommands<String, String> commands = this.commands;
+        if (commands == null) {
+            return CompletableFuture.failedFuture(notConnected);
+        }
         CompletableFuture<Object> bySha = commands.<Object>evalsha(script.sha1(), script.outputType(), keys, args)
                 .toCompletableFuture();
         return bySha.exceptionallyCompose(error -> {
             if (unwrap(error) instanceof RedisNoScriptException) {
+                loadAllScripts(commands);
                 return commands.<Object>eval(script.body(), script.outputType(), keys, args).toCompletableFuture();
             }
             return CompletableFuture.failedFuture(unwrap(error));
         });
     }
 
+    /**
+     * One NOSCRIPT means the server's script cache is empty (restarted, failed over, flushed): load
+     * every script at once so that the calls already on their way do not all fail the same way.
+     */
+    private void loadAllScripts(RedisAsyncCommands<String, String> commands) {
+        for (LuaScript script : LuaScript.values()) {
+            commands.scriptLoad(script.body());
+        }
+    }
+
     @Override
     public CompletableFuture<List<String>> scan(String pattern) {
+        if (commands == null) {
+            return CompletableFuture.failedFuture(notConnected);
+        }
         List<String> keys = new ArrayList<>();
         return scanFrom(ScanCursor.INITIAL, ScanArgs.Builder.matches(pattern).limit(1000), keys);
     }
@@ -108,17 +170,29 @@ public final class LettuceNode implements RedisNode {
 
     @Override
     public CompletableFuture<Long> subscriberCount(String channel) {
+        RedisAsyncCommands<String, String> commands = this.commands;
+        if (commands == null) {
+            return CompletableFuture.failedFuture(notConnected);
+        }
         return commands.pubsubNumsub(channel).toCompletableFuture()
                 .thenApply(counts -> counts.getOrDefault(channel, 0L));
     }
 
     @Override
     public CompletableFuture<Void> subscribe(String channel) {
+        StatefulRedisPubSubConnection<String, String> pubSub = this.pubSub;
+        if (pubSub == null) {
+            return CompletableFuture.failedFuture(notConnected);
+        }
         return pubSub.async().subscribe(channel).toCompletableFuture();
     }
 
     @Override
     public CompletableFuture<Void> unsubscribe(String channel) {
+        StatefulRedisPubSubConnection<String, String> pubSub = this.pubSub;
+        if (pubSub == null) {
+            return CompletableFuture.completedFuture(null);
+        }
         return pubSub.async().unsubscribe(channel).toCompletableFuture();
     }
 
@@ -129,14 +203,20 @@ public final class LettuceNode implements RedisNode {
 
     @Override
     public boolean isConnected() {
-        return connection.isOpen();
+        StatefulRedisConnection<String, String> connection = this.connection;
+        return connection != null && connection.isOpen();
     }
 
     @Override
     public void close() {
+        closed = true;
         try {
-            pubSub.close();
-            connection.close();
+            if (pubSub != null) {
+                pubSub.close();
+            }
+            if (connection != null) {
+                connection.close();
+            }
         } finally {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
         }

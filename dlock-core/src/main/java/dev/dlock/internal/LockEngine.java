@@ -52,7 +52,7 @@ public final class LockEngine implements AutoCloseable {
     private final Watchdog watchdog;
     private final Set<Hold> holds = ConcurrentHashMap.newKeySet();
     private final ConcurrentHashMap<String, Hold> threadHolds = new ConcurrentHashMap<>();
-    private final AtomicLong handleSequence = new AtomicLong();
+    private final AtomicLong ownerSequence = new AtomicLong();
     private volatile boolean closed;
 
     /** A client on one Redis. */
@@ -129,12 +129,16 @@ public final class LockEngine implements AutoCloseable {
         return LockTarget.of(keyPrefix, name);
     }
 
-    String threadOwner() {
+    /**
+     * The owner id prefix of the current thread: client id and thread id. Each acquire attempt adds
+     * a sequence number (see {@link Acquisition}), so owner ids are never reused.
+     */
+    String ownerPrefix() {
         return clientId + ":" + Thread.currentThread().getId();
     }
 
-    String handleOwner() {
-        return clientId + ":h" + handleSequence.incrementAndGet();
+    long nextOwnerSequence() {
+        return ownerSequence.incrementAndGet();
     }
 
     String holderDescription() {
@@ -152,8 +156,9 @@ public final class LockEngine implements AutoCloseable {
         return new Acquisition(this, target, owner, holderDescription(), leaseMs, reentry, waitNanos).start();
     }
 
-    Hold register(LockTarget target, String owner, AcquireReply.Granted grant, long leaseMs, boolean renewed) {
-        Hold hold = new Hold(target, owner, grant.token(), leaseMs, renewed, grant.validUntilNanos());
+    Hold register(Acquisition acquisition, AcquireReply.Granted grant, boolean renewed) {
+        Hold hold = new Hold(acquisition.target(), acquisition.owner(), acquisition.holder(), grant.token(),
+                acquisition.leaseMs(), renewed, grant.validUntilNanos());
         holds.add(hold);
         if (renewed) {
             watchdog.add(hold);

@@ -20,6 +20,7 @@ public enum LuaScript {
     ABANDON("abandon.lua", ScriptOutputType.INTEGER),
     FORCE_RELEASE("force_release.lua", ScriptOutputType.INTEGER),
     RENEW("renew.lua", ScriptOutputType.MULTI),
+    REASSERT("reassert.lua", ScriptOutputType.INTEGER),
     INSPECT("inspect.lua", ScriptOutputType.MULTI);
 
     private final String fileName;

@@ -230,7 +230,7 @@ final class QuorumStore implements LockStore {
 
     @Override
     public CompletableFuture<Renewal[]> renew(List<Hold> holds, long leaseMs) {
-        return Fanout.<boolean[], Renewal[]>call(nodes, nodeTimeoutMs(leaseMs),
+        return Fanout.<long[], Renewal[]>call(nodes, nodeTimeoutMs(leaseMs),
                 node -> Replies.renewOn(node, holds, leaseMs),
                 replies -> {
                     if (!replies.allAnswered()) {
@@ -241,8 +241,8 @@ final class QuorumStore implements LockStore {
                         int renewed = 0;
                         int gone = 0;
                         for (int i = 0; i < replies.size(); i++) {
-                            boolean[] reply = replies.reply(i);
-                            if (reply != null && reply[h]) {
+                            long[] reply = replies.reply(i);
+                            if (reply != null && reply[h] == 1) {
                                 renewed++;
                             } else if (reply != null) {
                                 gone++;
@@ -250,9 +250,27 @@ final class QuorumStore implements LockStore {
                         }
                         outcome[h] = renewed >= quorum ? Renewal.RENEWED
                                 : gone > replies.size() - quorum ? Renewal.GONE : Renewal.UNKNOWN;
+                        if (outcome[h] == Renewal.RENEWED && renewed < replies.size()) {
+                            reassertWhereMissing(replies, h, holds.get(h), leaseMs);
+                        }
                     }
                     return Optional.of(outcome);
                 });
+    }
+
+    /**
+     * The hold is renewed on a quorum, so the caller holds the lock: put it back on nodes that
+     * came back without it, before anyone else can win them.
+     */
+    private void reassertWhereMissing(Fanout<long[]> replies, int holdIndex, Hold hold, long leaseMs) {
+        for (int i = 0; i < replies.size(); i++) {
+            long[] reply = replies.reply(i);
+            if (reply != null && reply[holdIndex] == 0) {
+                replies.node(i).eval(LuaScript.REASSERT, new String[] {hold.target.key()}, hold.owner,
+                        Long.toString(leaseMs), Long.toString(hold.token), Integer.toString(Math.max(1, hold.count)),
+                        hold.holder).exceptionally(error -> null);
+            }
+        }
     }
 
     @Override

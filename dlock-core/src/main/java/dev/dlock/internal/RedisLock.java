@@ -78,21 +78,20 @@ public final class RedisLock implements DistributedLock {
         if (interruptible && Thread.interrupted()) {
             throw new InterruptedException("interrupted before acquiring lock '" + name() + "'");
         }
-        String owner = engine.threadOwner();
-        String holdKey = holdKey(owner);
+        String holdKey = holdKey();
         Hold held = engine.threadHolds().get(holdKey);
         if (held != null) {
             reenter(held, leaseMs);
             return true;
         }
-        Acquisition acquisition = engine.acquire(target, owner, leaseMs, false, waitNanos);
+        Acquisition acquisition = engine.acquire(target, engine.ownerPrefix(), leaseMs, false, waitNanos);
         AcquireReply.Granted grant = interruptible
-                ? awaitInterruptibly(acquisition, owner)
+                ? awaitInterruptibly(acquisition)
                 : Blocking.awaitUninterruptibly(acquisition.result());
         if (grant == null) {
             return false;
         }
-        engine.threadHolds().put(holdKey, engine.register(target, owner, grant, leaseMs, renewed));
+        engine.threadHolds().put(holdKey, engine.register(acquisition, grant, renewed));
         return true;
     }
 
@@ -111,7 +110,7 @@ public final class RedisLock implements DistributedLock {
     }
 
     /** On interrupt: stop waiting, make sure nothing stays held in Redis, then throw. */
-    private AcquireReply.Granted awaitInterruptibly(Acquisition acquisition, String owner) throws InterruptedException {
+    private AcquireReply.Granted awaitInterruptibly(Acquisition acquisition) throws InterruptedException {
         try {
             return acquisition.result().get();
         } catch (ExecutionException e) {
@@ -122,7 +121,7 @@ public final class RedisLock implements DistributedLock {
             try {
                 AcquireReply.Granted raced = acquisition.result().get(boundMs, TimeUnit.MILLISECONDS);
                 if (raced != null) {
-                    engine.store().abandon(target, owner).get(boundMs, TimeUnit.MILLISECONDS);
+                    engine.store().abandon(target, acquisition.owner()).get(boundMs, TimeUnit.MILLISECONDS);
                 }
             } catch (ExecutionException | TimeoutException | InterruptedException ignored) {
                 // the acquire failed or hangs: Failures already sent a best-effort release
@@ -133,7 +132,7 @@ public final class RedisLock implements DistributedLock {
 
     @Override
     public void unlock() {
-        String holdKey = holdKey(engine.threadOwner());
+        String holdKey = holdKey();
         Hold held = engine.threadHolds().get(holdKey);
         if (held == null) {
             throw new IllegalMonitorStateException("lock '" + name() + "' is not held by the current thread '"
@@ -166,13 +165,13 @@ public final class RedisLock implements DistributedLock {
 
     @Override
     public boolean isHeldByCurrentThread() {
-        Hold held = engine.threadHolds().get(holdKey(engine.threadOwner()));
+        Hold held = engine.threadHolds().get(holdKey());
         return held != null && !held.isKnownInvalid();
     }
 
     @Override
     public int getHoldCount() {
-        Hold held = engine.threadHolds().get(holdKey(engine.threadOwner()));
+        Hold held = engine.threadHolds().get(holdKey());
         return held == null ? 0 : held.count;
     }
 
@@ -183,7 +182,7 @@ public final class RedisLock implements DistributedLock {
 
     @Override
     public long fencingToken() {
-        Hold held = engine.threadHolds().get(holdKey(engine.threadOwner()));
+        Hold held = engine.threadHolds().get(holdKey());
         if (held == null) {
             throw new IllegalMonitorStateException("lock '" + name() + "' is not held by the current thread '"
                     + Thread.currentThread().getName() + "', so it has no fencing token");
@@ -218,8 +217,7 @@ public final class RedisLock implements DistributedLock {
     }
 
     private CompletableFuture<Optional<LockHandle>> acquireHandle(long leaseMs, boolean renewed, long waitNanos) {
-        String owner = engine.handleOwner();
-        Acquisition acquisition = engine.acquire(target, owner, leaseMs, false, waitNanos);
+        Acquisition acquisition = engine.acquire(target, engine.ownerPrefix(), leaseMs, false, waitNanos);
         CompletableFuture<Optional<LockHandle>> handle = new CompletableFuture<>();
         acquisition.result().whenComplete((grant, error) -> {
             if (error != null) {
@@ -227,7 +225,7 @@ public final class RedisLock implements DistributedLock {
             } else if (grant == null) {
                 handle.complete(Optional.empty());
             } else {
-                Hold hold = engine.register(target, owner, grant, leaseMs, renewed);
+                Hold hold = engine.register(acquisition, grant, renewed);
                 if (!handle.complete(Optional.of(new Handle(engine, hold)))) {
                     engine.release(hold, true);
                 }
@@ -254,9 +252,9 @@ public final class RedisLock implements DistributedLock {
         return handle;
     }
 
-    private String holdKey(String owner) {
-        // an owner id has no newline, so the last newline splits the pair unambiguously
-        return target.name() + "\n" + owner;
+    /** The current thread's hold on this lock is filed under the lock name and the thread id. */
+    private String holdKey() {
+        return target.name() + "\n" + Thread.currentThread().getId();
     }
 
     @Override

@@ -31,8 +31,8 @@ final class Replies {
                 Long.parseLong(String.valueOf(fields.get(2))), String.valueOf(fields.get(3)), (Long) fields.get(4));
     }
 
-    /** Runs renew.lua for the holds on one node: renewed[i] for holds.get(i). */
-    static CompletableFuture<boolean[]> renewOn(RedisNode node, List<Hold> holds, long leaseMs) {
+    /** Runs renew.lua for the holds on one node: per hold 1 renewed, 0 key gone, -1 someone else's. */
+    static CompletableFuture<long[]> renewOn(RedisNode node, List<Hold> holds, long leaseMs) {
         String[] keys = new String[holds.size()];
         String[] args = new String[holds.size() + 1];
         args[0] = Long.toString(leaseMs);
@@ -42,11 +42,11 @@ final class Replies {
         }
         return node.eval(LuaScript.RENEW, keys, args).thenApply(reply -> {
             List<?> results = (List<?>) reply;
-            boolean[] renewed = new boolean[holds.size()];
-            for (int i = 0; i < renewed.length; i++) {
-                renewed[i] = (Long) results.get(i) == 1L;
+            long[] outcomes = new long[holds.size()];
+            for (int i = 0; i < outcomes.length; i++) {
+                outcomes[i] = (Long) results.get(i);
             }
-            return renewed;
+            return outcomes;
         });
     }
 }

@@ -91,7 +91,7 @@ final class SingleNodeStore implements LockStore {
         return Replies.renewOn(node, holds, leaseMs).handle((renewed, error) -> {
             Renewal[] outcome = new Renewal[holds.size()];
             for (int i = 0; i < outcome.length; i++) {
-                outcome[i] = error != null ? Renewal.UNKNOWN : renewed[i] ? Renewal.RENEWED : Renewal.GONE;
+                outcome[i] = error != null ? Renewal.UNKNOWN : renewed[i] == 1 ? Renewal.RENEWED : Renewal.GONE;
             }
             return outcome;
         });

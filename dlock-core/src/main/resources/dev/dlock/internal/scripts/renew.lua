@@ -4,16 +4,19 @@
 -- ARGV[1]       lease in milliseconds
 -- ARGV[2..n+1]  the owner id expected for KEYS[i] is ARGV[i+1]
 --
--- Returns  an array of n integers: 1 renewed, 0 not renewed because the lock is gone or owned by
---          someone else (the caller has lost it). A lock is never created here, so a renewal
---          racing a release cannot bring a released lock back.
+-- Returns  an array of n integers: 1 renewed; 0 the key is gone; -1 the key is owned by someone
+--          else. A lock is never created here, so a renewal racing a release cannot bring a
+--          released lock back (Redlock re-creates a lost copy separately, see reassert.lua).
 local result = {}
 for i = 1, #KEYS do
-  if redis.call('HGET', KEYS[i], 'o') == ARGV[i + 1] then
+  local owner = redis.call('HGET', KEYS[i], 'o')
+  if owner == ARGV[i + 1] then
     redis.call('PEXPIRE', KEYS[i], ARGV[1])
     result[i] = 1
-  else
+  elseif owner == false then
     result[i] = 0
+  else
+    result[i] = -1
   end
 end
 return result
