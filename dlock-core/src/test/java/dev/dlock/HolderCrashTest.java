@@ -31,7 +31,9 @@ class HolderCrashTest {
         long leaseMs = 2000;
         JavaProcess holder = clients.track(JavaProcesses.start(HoldingWorker.class,
                 List.of(redis.server().uri(), "crash", Long.toString(leaseMs))));
-        await().atMost(Duration.ofSeconds(30)).until(() -> holder.log().contains("HOLDING"));
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> holder.log().contains("HOLDING") || !holder.process().isAlive());
+        assertThat(holder.log()).as("holder process log").contains("HOLDING");
         DistributedLock lock = clients.client(redis.server()).getLock("crash");
         assertThat(lock.tryLock()).isFalse();
 

@@ -12,7 +12,7 @@ public final class HoldingWorker {
         LockClient client = LockClient.builder()
                 .redisUri(args[0])
                 .defaultLease(Duration.ofMillis(Long.parseLong(args[2])))
-                .commandTimeout(Duration.ofMillis(200))
+                .commandTimeout(Duration.ofMillis(Long.parseLong(args[2]) / 4))
                 .build();
         var lock = client.getLock(args[1]);
         lock.lock();
