@@ -20,108 +20,108 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class ProcessReaper {
 
-  private static final Set<Process> PROCESSES = ConcurrentHashMap.newKeySet();
-  private static final Set<Path> DIRECTORIES = ConcurrentHashMap.newKeySet();
-  private static volatile boolean hookInstalled;
+    private static final Set<Process> PROCESSES = ConcurrentHashMap.newKeySet();
+    private static final Set<Path> DIRECTORIES = ConcurrentHashMap.newKeySet();
+    private static volatile boolean hookInstalled;
 
-  private ProcessReaper() {}
+    private ProcessReaper() {}
 
-  static void register(Process process) {
-    installHook();
-    PROCESSES.add(process);
-  }
-
-  static void unregister(Process process) {
-    PROCESSES.remove(process);
-  }
-
-  static void registerDirectory(Path dir) {
-    installHook();
-    DIRECTORIES.add(dir);
-  }
-
-  static void unregisterDirectory(Path dir) {
-    DIRECTORIES.remove(dir);
-  }
-
-  private static void installHook() {
-    if (hookInstalled) {
-      return;
+    static void register(Process process) {
+        installHook();
+        PROCESSES.add(process);
     }
-    synchronized (ProcessReaper.class) {
-      if (!hookInstalled) {
-        Runtime.getRuntime().addShutdownHook(new Thread(ProcessReaper::reapAll, "dlock-testing-reaper"));
-        hookInstalled = true;
-      }
-    }
-  }
 
-  private static void reapAll() {
-    // SIGKILL also ends stopped (SIGSTOP-ed) processes, so paused servers need no SIGCONT first.
-    for (Process p : PROCESSES) {
-      p.destroyForcibly();
+    static void unregister(Process process) {
+        PROCESSES.remove(process);
     }
-    for (Process p : PROCESSES) {
-      try {
-        p.waitFor();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      }
-    }
-    for (Path dir : DIRECTORIES) {
-      try {
-        deleteRecursively(dir);
-      } catch (UncheckedIOException ignored) {
-        // best effort at JVM exit: a leftover temp dir is harmless
-      }
-    }
-  }
 
-  static void deleteRecursively(Path root) {
-    if (!Files.exists(root)) {
-      return;
+    static void registerDirectory(Path dir) {
+        installHook();
+        DIRECTORIES.add(dir);
     }
-    try {
-      Files.walkFileTree(root, new SimpleFileVisitor<>() {
-        @Override
-        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-          Files.deleteIfExists(file);
-          return FileVisitResult.CONTINUE;
+
+    static void unregisterDirectory(Path dir) {
+        DIRECTORIES.remove(dir);
+    }
+
+    private static void installHook() {
+        if (hookInstalled) {
+            return;
         }
-
-        @Override
-        public FileVisitResult visitFileFailed(Path file, IOException exc) throws IOException {
-          if (exc instanceof NoSuchFileException) {
-            return FileVisitResult.CONTINUE;
-          }
-          throw exc;
+        synchronized (ProcessReaper.class) {
+            if (!hookInstalled) {
+                Runtime.getRuntime().addShutdownHook(new Thread(ProcessReaper::reapAll, "dlock-testing-reaper"));
+                hookInstalled = true;
+            }
         }
+    }
 
-        @Override
-        public FileVisitResult postVisitDirectory(Path dir, IOException exc) throws IOException {
-          Files.deleteIfExists(dir);
-          return FileVisitResult.CONTINUE;
+    private static void reapAll() {
+        // SIGKILL also ends stopped (SIGSTOP-ed) processes, so paused servers need no SIGCONT first.
+        for (Process p : PROCESSES) {
+            p.destroyForcibly();
         }
-      });
-    } catch (IOException e) {
-      throw new UncheckedIOException("Could not delete " + root, e);
+        for (Process p : PROCESSES) {
+            try {
+                p.waitFor();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        for (Path dir : DIRECTORIES) {
+            try {
+                deleteRecursively(dir);
+            } catch (UncheckedIOException ignored) {
+                // best effort at JVM exit: a leftover temp dir is harmless
+            }
+        }
     }
-  }
 
-  /** The last {@code maxLines} lines of a text file, or a note if it cannot be read. */
-  static String tail(Path file, int maxLines) {
-    try {
-      if (!Files.exists(file)) {
-        return "<no " + file.getFileName() + ">";
-      }
-      // Decoding leniently: a child may write partial or non-UTF-8 output.
-      String text = new String(Files.readAllBytes(file), java.nio.charset.StandardCharsets.UTF_8);
-      String[] lines = text.split("\\R");
-      int from = Math.max(0, lines.length - maxLines);
-      return String.join(System.lineSeparator(), java.util.Arrays.asList(lines).subList(from, lines.length));
-    } catch (IOException e) {
-      return "<could not read " + file + ": " + e + ">";
+    static void deleteRecursively(Path root) {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try {
+            Files.walkFileTree(root, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                    Files.deleteIfExists(file);
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFileFailed(Path file, IOException exc) throws IOException {
+                    if (exc instanceof NoSuchFileException) {
+                        return FileVisitResult.CONTINUE;
+                    }
+                    throw exc;
+                }
+
+                @Override
+                public FileVisitResult postVisitDirectory(Path dir, IOException exc) throws IOException {
+                    Files.deleteIfExists(dir);
+                    return FileVisitResult.CONTINUE;
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not delete " + root, e);
+        }
     }
-  }
+
+    /** The last {@code maxLines} lines of a text file, or a note if it cannot be read. */
+    static String tail(Path file, int maxLines) {
+        try {
+            if (!Files.exists(file)) {
+                return "<no " + file.getFileName() + ">";
+            }
+            // Decoding leniently: a child may write partial or non-UTF-8 output.
+            String text = new String(Files.readAllBytes(file), java.nio.charset.StandardCharsets.UTF_8);
+            String[] lines = text.split("\\R");
+            int from = Math.max(0, lines.length - maxLines);
+            return String.join(System.lineSeparator(), java.util.Arrays.asList(lines).subList(from, lines.length));
+        } catch (IOException e) {
+            return "<could not read " + file + ": " + e + ">";
+        }
+    }
 }

@@ -6,10 +6,10 @@ package dev.dlock.testing;
  */
 public final class RedisReplyException extends RuntimeException {
 
-  private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 1L;
 
-  /** @param message the error text as sent by the server, without the leading {@code -} */
-  public RedisReplyException(String message) {
-    super(message);
-  }
+    /** @param message the error text as sent by the server, without the leading {@code -} */
+    public RedisReplyException(String message) {
+        super(message);
+    }
 }

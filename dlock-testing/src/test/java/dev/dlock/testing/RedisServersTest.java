@@ -16,52 +16,52 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RedisServersTest {
 
-  @RegisterExtension
-  static final RedisServers redis = RedisServers.masters(2).withArgs("--maxmemory", "20mb");
-
-  private static List<Integer> ports;
-
-  @Test
-  @Order(1)
-  void breakServers() {
-    ports = redis.all().stream().map(RedisServer::port).collect(Collectors.toList());
-    redis.get(0).command("SET", "k", "v");
-    redis.get(1).command("SET", "k", "v");
-    redis.get(0).kill();
-    redis.get(1).pause();
-  }
-
-  @Test
-  @Order(2)
-  void afterEachRestoredHealthyEmptyServersOnTheSamePorts() {
-    assertThat(redis.all().stream().map(RedisServer::port)).containsExactlyElementsOf(ports);
-    for (RedisServer server : redis.all()) {
-      assertThat(server.isRunning()).isTrue();
-      assertThat(server.isPaused()).isFalse();
-      assertThat(server.keys("*")).isEmpty();
-      assertThat(server.command("CONFIG", "GET", "maxmemory")).isEqualTo(List.of("maxmemory", "20971520"));
-    }
-  }
-
-  @Nested
-  class InstanceField {
-
     @RegisterExtension
-    final RedisServers own = RedisServers.standalone();
+    static final RedisServers redis = RedisServers.masters(2).withArgs("--maxmemory", "20mb");
 
-    private static RedisServer previous;
+    private static List<Integer> ports;
 
-    @RepeatedTest(2)
-    void eachTestGetsItsOwnServer() {
-      RedisServer server = own.server();
-      assertThat(server.command("PING")).isEqualTo("PONG");
-      if (previous != null) {
-        assertThat(server).isNotSameAs(previous);
-        assertThat(previous.isRunning()).isFalse();
-      }
-      previous = server;
-      // The enclosing class's static servers are still available in nested tests.
-      assertThat(redis.server().command("PING")).isEqualTo("PONG");
+    @Test
+    @Order(1)
+    void breakServers() {
+        ports = redis.all().stream().map(RedisServer::port).collect(Collectors.toList());
+        redis.get(0).command("SET", "k", "v");
+        redis.get(1).command("SET", "k", "v");
+        redis.get(0).kill();
+        redis.get(1).pause();
     }
-  }
+
+    @Test
+    @Order(2)
+    void afterEachRestoredHealthyEmptyServersOnTheSamePorts() {
+        assertThat(redis.all().stream().map(RedisServer::port)).containsExactlyElementsOf(ports);
+        for (RedisServer server : redis.all()) {
+            assertThat(server.isRunning()).isTrue();
+            assertThat(server.isPaused()).isFalse();
+            assertThat(server.keys("*")).isEmpty();
+            assertThat(server.command("CONFIG", "GET", "maxmemory")).isEqualTo(List.of("maxmemory", "20971520"));
+        }
+    }
+
+    @Nested
+    class InstanceField {
+
+        @RegisterExtension
+        final RedisServers own = RedisServers.standalone();
+
+        private static RedisServer previous;
+
+        @RepeatedTest(2)
+        void eachTestGetsItsOwnServer() {
+            RedisServer server = own.server();
+            assertThat(server.command("PING")).isEqualTo("PONG");
+            if (previous != null) {
+                assertThat(server).isNotSameAs(previous);
+                assertThat(previous.isRunning()).isFalse();
+            }
+            previous = server;
+            // The enclosing class's static servers are still available in nested tests.
+            assertThat(redis.server().command("PING")).isEqualTo("PONG");
+        }
+    }
 }
