@@ -57,21 +57,7 @@ public final class JavaProcess implements AutoCloseable {
      * exited. No-op if it already exited.
      */
     public void kill() {
-        process.destroyForcibly();
-        boolean interrupted = false;
-        while (true) {
-            try {
-                process.waitFor();
-                break;
-            } catch (InterruptedException e) {
-                // Must not return early: callers rely on the child being gone (locks no longer renewed).
-                interrupted = true;
-            }
-        }
-        ProcessReaper.unregister(process);
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        ProcessReaper.killAndWait(process);
     }
 
     /**

@@ -124,4 +124,28 @@ final class ProcessReaper {
             return "<could not read " + file + ": " + e + ">";
         }
     }
+
+    /**
+     * SIGKILLs the process and waits until it is gone, even if interrupted (the interrupt flag is
+     * set again afterwards): callers rely on it being gone, e.g. its port free, its locks no
+     * longer renewed.
+     */
+    static void killAndWait(Process process) {
+        if (process.isAlive()) {
+            process.destroyForcibly();
+        }
+        boolean interrupted = false;
+        while (true) {
+            try {
+                process.waitFor();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        unregister(process);
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
 }

@@ -376,23 +376,7 @@ public final class RedisServer implements AutoCloseable {
     }
 
     private static void stopQuietly(Process process) {
-        if (process.isAlive()) {
-            process.destroyForcibly();
-        }
-        boolean interrupted = false;
-        while (true) {
-            try {
-                process.waitFor();
-                break;
-            } catch (InterruptedException e) {
-                // Must not return before the process is gone: callers rely on the port being free.
-                interrupted = true;
-            }
-        }
-        ProcessReaper.unregister(process);
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        ProcessReaper.killAndWait(process);
     }
 
     private void requireRunning(String action) {
