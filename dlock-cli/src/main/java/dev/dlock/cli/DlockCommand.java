@@ -8,10 +8,8 @@ import java.time.Duration;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.HelpCommand;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
-import picocli.CommandLine.Spec;
 
 /**
  * The {@code dlock} command and its global options, which may stand before or after the
@@ -42,9 +40,6 @@ public final class DlockCommand implements Runnable {
     static final String REDIS_URL_ENV = "REDIS_URL";
     private static final Pattern URL_SCHEME = Pattern.compile("^(redis|rediss|redis-socket)://.+");
 
-    @Spec
-    private CommandSpec spec;
-
     @Option(names = "--redis", paramLabel = "URL", scope = ScopeType.INHERIT,
             description = {"Redis URL: redis://[user:password@]host:port[/db]",
                     "or rediss://... for TLS. Default: $REDIS_URL, else",
@@ -62,8 +57,7 @@ public final class DlockCommand implements Runnable {
 
     @Override
     public void run() {
-        spec.commandLine().usage(spec.commandLine().getErr());
-        throw new UsageException("missing command: demo, exec, status, list or release");
+        throw new UsageException("missing command: demo, exec, status, list or release (see 'dlock --help')");
     }
 
     public boolean verbose() {

@@ -132,7 +132,11 @@ public final class ExecCommand implements java.util.concurrent.Callable<Integer>
         CompletableFuture.anyOf(child.process().onExit(), handle.whenLost()).join();
         LockLostException lost = handle.whenLost().getNow(null);
         int exitCode = lost != null ? stopAfterLoss(child, lost, err) : releaseAfterExit(child, handle, err);
-        Runtime.getRuntime().removeShutdownHook(orphanGuard);
+        try {
+            Runtime.getRuntime().removeShutdownHook(orphanGuard);
+        } catch (IllegalStateException shuttingDown) {
+            // the JVM is exiting anyway; the guard finds the command ended
+        }
         return exitCode;
     }
 
