@@ -12,10 +12,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntConsumer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -52,7 +54,7 @@ import picocli.CommandLine.Spec;
                 "%nDurations: 500ms, 10s, 2m, 1h, 1d, combined as 1m30s, or ISO-8601 PT10S.",
                 "%nExample:",
                 "  dlock exec --wait 5m nightly-report -- ./make-report.sh --all"})
-public final class ExecCommand implements java.util.concurrent.Callable<Integer> {
+public final class ExecCommand implements Callable<Integer> {
 
     @ParentCommand
     private DlockCommand dlock;
@@ -173,7 +175,7 @@ public final class ExecCommand implements java.util.concurrent.Callable<Integer>
      * First signal: passed on (SIGINT only when not at a terminal, where Ctrl-C reached the command
      * already). Any further signal: the user insists, SIGKILL.
      */
-    private java.util.function.IntConsumer forwardTo(ChildProcess child) {
+    private IntConsumer forwardTo(ChildProcess child) {
         AtomicInteger count = new AtomicInteger();
         boolean atTerminal = System.console() != null;
         return signal -> {

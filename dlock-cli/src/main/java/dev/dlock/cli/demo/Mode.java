@@ -1,6 +1,7 @@
 package dev.dlock.cli.demo;
 
 import java.util.List;
+import java.util.Locale;
 
 /** Which buyers the demo runs: without the lock, with it, or both (without first). */
 public enum Mode {
@@ -12,6 +13,6 @@ public enum Mode {
     }
 
     String label() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT);
     }
 }
