@@ -97,7 +97,7 @@ class ExecTest {
     @Test
     void forcedReleaseSendsTheCommandSigtermAndExitsWithLockLost() {
         Path child = dir.resolve("child");
-        Cli.Running exec = start("exec", "--lease", "1s", "batch", "--", "sh", "-c", TRAP_TERM, child.toString());
+        Cli.Running exec = start("exec", "--lease", "2s", "batch", "--", "sh", "-c", TRAP_TERM, child.toString());
         await().atMost(Duration.ofSeconds(30)).until(() -> exists(child, ".started"));
 
         Cli.Result release = Cli.run("--redis", redis.server().uri(), "release", "--force", "batch");
@@ -113,7 +113,7 @@ class ExecTest {
 
     @Test
     void forcedReleaseWhileSleepRunsStopsItLongBeforeItWouldEnd() {
-        Cli.Running exec = start("exec", "--lease", "1s", "nap", "--", "sleep", "60");
+        Cli.Running exec = start("exec", "--lease", "2s", "nap", "--", "sleep", "60");
         await().atMost(Duration.ofSeconds(30)).until(() -> locked("nap"));
 
         assertThat(Cli.run("--redis", redis.server().uri(), "release", "--force", "nap").exitCode()).isZero();
@@ -127,7 +127,7 @@ class ExecTest {
     void commandThatIgnoresSigtermIsKilledAfterTheGrace() {
         Path child = dir.resolve("stubborn");
         String ignoreTerm = "trap '' TERM; touch \"$0.started\"; while true; do sleep 0.05; done";
-        Cli.Running exec = start("exec", "--lease", "1s", "--grace", "500ms", "stubborn", "--",
+        Cli.Running exec = start("exec", "--lease", "2s", "--grace", "500ms", "stubborn", "--",
                 "sh", "-c", ignoreTerm, child.toString());
         await().atMost(Duration.ofSeconds(30)).until(() -> exists(child, ".started"));
 
