@@ -48,39 +48,45 @@ final class FlashSale {
         try (RedisForDemo redis = RedisForDemo.locate(dlock)) {
             out.println(redis.announcement());
             out.flush();
-            List<ModeResult> results = new ArrayList<>();
-            RedisClient shopClient = RedisClient.create(redis.url());
-            try {
-                List<AppServer> servers = openServers(redis.url(), shopClient);
-                try {
-                    out.printf("flash sale: %,d %ss in stock, %,d buyers on %d app servers (LockClients) x %d threads%n",
-                            options.stock, ITEM, options.buyers, options.clients, options.threads);
-                    out.printf("a purchase reads the stock, checks it, pauses %s, writes it back minus one and "
-                            + "records the order%n", Durations.format(options.pause));
-                    if (ProgressBar.isShown()) {
-                        out.println();
-                    }
-                    out.flush();
-                    for (Mode mode : options.mode.runs()) {
-                        results.add(sell(mode, servers));
-                    }
-                } finally {
-                    servers.forEach(AppServer::close);
-                }
-            } finally {
-                shopClient.shutdown(Duration.ZERO, Duration.ofSeconds(1));
-            }
-            out.println();
-            out.print(ResultTable.render(results));
-            out.println();
-            boolean lockHeld = true;
-            for (ModeResult result : results) {
-                out.println(verdict(result));
-                lockHeld &= result.mode() != Mode.LOCK || result.sold() == expectedWithLock();
+            return report(sellInEachMode(redis.url()));
+        }
+    }
+
+    private List<ModeResult> sellInEachMode(String url) {
+        RedisClient shopClient = RedisClient.create(url);
+        List<AppServer> servers = List.of();
+        try {
+            servers = openServers(url, shopClient);
+            out.printf("flash sale: %,d %ss in stock, %,d buyers on %d app servers (LockClients) x %d threads%n",
+                    options.stock, ITEM, options.buyers, options.clients, options.threads);
+            out.printf("a purchase reads the stock, checks it, pauses %s, writes it back minus one and "
+                    + "records the order%n", Durations.format(options.pause));
+            if (ProgressBar.isShown()) {
+                out.println();
             }
             out.flush();
-            return lockHeld ? ExitCodes.OK : ExitCodes.FAILED;
+            List<ModeResult> results = new ArrayList<>();
+            for (Mode mode : options.mode.runs()) {
+                results.add(sell(mode, servers));
+            }
+            return results;
+        } finally {
+            servers.forEach(AppServer::close);
+            shopClient.shutdown(Duration.ZERO, Duration.ofSeconds(1));
         }
+    }
+
+    private int report(List<ModeResult> results) {
+        out.println();
+        out.print(ResultTable.render(results));
+        out.println();
+        boolean lockHeld = true;
+        for (ModeResult result : results) {
+            out.println(verdict(result));
+            lockHeld &= result.mode() != Mode.LOCK || result.sold() == expectedWithLock();
+        }
+        out.flush();
+        return lockHeld ? ExitCodes.OK : ExitCodes.FAILED;
     }
 
     private List<AppServer> openServers(String url, RedisClient shopClient) {
