@@ -1,0 +1,294 @@
+package dev.dlock.cli;
+
+import dev.dlock.DistributedLock;
+import dev.dlock.LockBackendException;
+import dev.dlock.LockClient;
+import dev.dlock.LockHandle;
+import dev.dlock.LockInfo;
+import dev.dlock.LockLostException;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntConsumer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/** {@code dlock exec}: flock(1) across hosts. */
+@Command(name = "exec",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        customSynopsis = "dlock exec [OPTIONS] NAME -- COMMAND [ARGS...]",
+        description = {
+                "Runs COMMAND while holding the lock NAME: flock(1), across hosts.",
+                "",
+                "The lock is renewed while the command runs. The command finds DLOCK_NAME and "
+                        + "DLOCK_FENCING_TOKEN in its environment; hand the token to what you protect, "
+                        + "so that it can refuse a holder that lost the lock.",
+                "If the lock is lost (its lease could not be renewed, or 'dlock release --force' took "
+                        + "it) the command gets SIGTERM, SIGKILL after --grace, and dlock exits 122.",
+                "SIGTERM and SIGINT to dlock are passed on to the command; dlock releases the lock when "
+                        + "the command has ended and exits with its code. At a terminal, Ctrl-C reaches the "
+                        + "command by itself, so dlock does not send it twice. A second signal kills the "
+                        + "command (SIGKILL).",
+                ""},
+        footerHeading = "%nExit codes:%n",
+        footer = {
+                "    1  the lock was not acquired within --wait (as flock -w)",
+                "    2  bad input or Redis unreachable: nothing was run",
+                "  122  the lock was lost while the command ran: it was stopped",
+                "  126  COMMAND cannot be executed",
+                "  127  COMMAND not found",
+                "  else the command's own exit code (128+N when signal N ended it)",
+                "%nDurations: 500ms, 10s, 2m, 1h, 1d, combined as 1m30s, or ISO-8601 PT10S.",
+                "%nExample:",
+                "  dlock exec --wait 5m nightly-report -- ./make-report.sh --all"})
+public final class ExecCommand implements Callable<Integer> {
+
+    @ParentCommand
+    private DlockCommand dlock;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--wait", paramLabel = "DURATION", converter = Durations.class,
+            description = "Give up after waiting this long for the lock, exit 1 (default: wait without "
+                    + "bound; 0: one attempt).")
+    private Duration wait;
+
+    @Option(names = "--lease", paramLabel = "DURATION", converter = Durations.class, defaultValue = "30s",
+            description = "Lease renewed every third of it while the command runs. A dlock that dies "
+                    + "without releasing (kill -9, host down) blocks others for at most this long "
+                    + "(default: ${DEFAULT-VALUE}, at least 100ms).")
+    private Duration lease;
+
+    @Option(names = "--grace", paramLabel = "DURATION", converter = Durations.class, defaultValue = "10s",
+            description = "After the lock is lost, time between SIGTERM and SIGKILL (default: ${DEFAULT-VALUE}).")
+    private Duration grace;
+
+    @Parameters(index = "0", paramLabel = "NAME", description = "Name of the lock.")
+    private String name;
+
+    @Parameters(index = "1..*", paramLabel = "COMMAND", arity = "0..*",
+            description = "After '--': the command and its arguments.")
+    private List<String> command = new ArrayList<>();
+
+    @Override
+    public Integer call() {
+        List<String> argv = commandAfterDelimiter();
+        checkDurations();
+        PrintWriter err = spec.commandLine().getErr();
+        try (LockClient client = connect()) {
+            DistributedLock lock = lockNamed(client);
+            SignalRelay signals = SignalRelay.install(signal -> { });
+            Optional<LockHandle> acquired = acquire(lock, signals);
+            if (signals.received() != 0) {
+                acquired.ifPresent(handle -> releaseQuietly(handle, err));
+                err.println("dlock: stopped by signal " + signals.received() + " before running the command");
+                return ExitCodes.SIGNAL_BASE + signals.received();
+            }
+            if (acquired.isEmpty()) {
+                err.println("dlock: lock '" + name + "' not acquired within " + Durations.format(wait)
+                        + holderOf(lock));
+                return ExitCodes.NOT_ACQUIRED;
+            }
+            LockHandle handle = acquired.get();
+            if (dlock.verbose()) {
+                err.println("dlock: acquired lock '" + name + "' on " + client.address() + " (fencing token "
+                        + handle.fencingToken() + ")");
+            }
+            return runHolding(handle, argv, signals, err);
+        }
+    }
+
+    private int runHolding(LockHandle handle, List<String> argv, SignalRelay signals, PrintWriter err) {
+        long signalsBefore = signals.count();
+        ChildProcess child;
+        try {
+            child = ChildProcess.start(argv, Map.of(
+                    "DLOCK_NAME", name,
+                    "DLOCK_FENCING_TOKEN", Long.toString(handle.fencingToken())));
+        } catch (ChildProcess.CannotStart e) {
+            releaseQuietly(handle, err);
+            err.println("dlock: " + e.getMessage());
+            return e.exitCode();
+        }
+        // dlock killed in a way it cannot intercept (SIGHUP, System.exit elsewhere): do not leave
+        // the command running unguarded
+        Thread orphanGuard = new Thread(child::kill, "dlock-exec-orphan-guard");
+        Runtime.getRuntime().addShutdownHook(orphanGuard);
+        // a signal that came while the command started is the command's too
+        signals.switchTo(forwardTo(child), signalsBefore);
+
+        CompletableFuture.anyOf(child.process().onExit(), handle.whenLost()).join();
+        LockLostException lost = handle.whenLost().getNow(null);
+        int exitCode = lost != null ? stopAfterLoss(child, lost, err) : releaseAfterExit(child, handle, err);
+        try {
+            Runtime.getRuntime().removeShutdownHook(orphanGuard);
+        } catch (IllegalStateException shuttingDown) {
+            // the JVM is exiting anyway; the guard finds the command ended
+        }
+        return exitCode;
+    }
+
+    private int stopAfterLoss(ChildProcess child, LockLostException lost, PrintWriter err) {
+        if (!child.isAlive()) {
+            err.println("dlock: " + lost.getMessage() + "; the command had ended already");
+            return ExitCodes.LOCK_LOST;
+        }
+        err.println("dlock: " + lost.getMessage() + "; sending SIGTERM to '" + child.name() + "' (pid "
+                + child.pid() + "), SIGKILL after " + Durations.format(grace));
+        if (child.terminate(grace)) {
+            err.println("dlock: '" + child.name() + "' did not stop within " + Durations.format(grace)
+                    + ": sent SIGKILL");
+        }
+        return ExitCodes.LOCK_LOST;
+    }
+
+    private int releaseAfterExit(ChildProcess child, LockHandle handle, PrintWriter err) {
+        int exitCode = child.waitForExit();
+        try {
+            handle.release();
+        } catch (LockLostException e) {
+            // the loss happened while the command ran, before the watchdog could see it
+            err.println("dlock: " + e.getMessage() + "; the command may have run partly without the lock");
+            return ExitCodes.LOCK_LOST;
+        } catch (LockBackendException e) {
+            err.println("dlock: could not release lock '" + name + "' (its lease frees it within "
+                    + Durations.format(lease) + "): " + e.getMessage());
+        }
+        return exitCode;
+    }
+
+    /**
+     * First signal: passed on (SIGINT only when not at a terminal, where Ctrl-C reached the command
+     * already). Any further signal: the user insists, SIGKILL.
+     */
+    private IntConsumer forwardTo(ChildProcess child) {
+        AtomicInteger count = new AtomicInteger();
+        boolean atTerminal = System.console() != null;
+        return signal -> {
+            if (count.incrementAndGet() > 1) {
+                child.kill();
+            } else if (signal != SignalRelay.SIGINT || !atTerminal) {
+                child.signal(signal);
+            }
+        };
+    }
+
+    private Optional<LockHandle> acquire(DistributedLock lock, SignalRelay signals) {
+        CompletableFuture<?> attempt;
+        CompletableFuture<Optional<LockHandle>> result;
+        if (wait == null) {
+            CompletableFuture<LockHandle> unbounded = lock.acquireAsync();
+            attempt = unbounded;
+            result = unbounded.thenApply(Optional::of);
+        } else {
+            result = lock.tryAcquireAsync(wait);
+            attempt = result;
+        }
+        signals.switchTo(signal -> attempt.cancel(false), 0);
+        try {
+            return result.join();
+        } catch (CancellationException e) {
+            return Optional.empty();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof CancellationException) {
+                return Optional.empty();
+            }
+            if (e.getCause() instanceof RuntimeException cause) {
+                throw cause;
+            }
+            throw e;
+        }
+    }
+
+    private String holderOf(DistributedLock lock) {
+        try {
+            LockInfo info = lock.info();
+            return info.holder().map(holder -> ": held by " + LockInfoView.holder(holder) + ", lease left "
+                    + Durations.format(info.remainingLease())).orElse("");
+        } catch (LockBackendException e) {
+            return "";
+        }
+    }
+
+    private void releaseQuietly(LockHandle handle, PrintWriter err) {
+        try {
+            handle.release();
+        } catch (LockLostException | LockBackendException e) {
+            err.println("dlock: " + e.getMessage());
+        }
+    }
+
+    private LockClient connect() {
+        // a renewal must be able to time out well within a third of the lease (the builder checks)
+        Duration commandTimeout = LockClient.DEFAULT_COMMAND_TIMEOUT.compareTo(lease.dividedBy(4)) < 0
+                ? LockClient.DEFAULT_COMMAND_TIMEOUT : lease.dividedBy(4);
+        LockClient.Builder builder = dlock.clientBuilder(dlock.redisUrl());
+        try {
+            builder.defaultLease(lease);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--lease: " + e.getMessage(), e);
+        }
+        return builder.commandTimeout(commandTimeout).clientName(clientName()).build();
+    }
+
+    /** Recorded with the hold, so that 'dlock status' tells which command holds the lock. */
+    private String clientName() {
+        String path = command.isEmpty() ? "command" : command.get(0);
+        String program = path.substring(path.lastIndexOf('/') + 1);
+        String printable = program.replaceAll("[^!-~]", "_");
+        return "dlock-exec:" + (printable.length() > 64 ? printable.substring(0, 64) : printable);
+    }
+
+    private DistributedLock lockNamed(LockClient client) {
+        try {
+            return client.getLock(name);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("bad lock name: " + e.getMessage(), e);
+        }
+    }
+
+    private void checkDurations() {
+        if (wait != null && wait.compareTo(LockClient.MAX_WAIT) > 0) {
+            throw new UsageException("--wait: at most " + LockClient.MAX_WAIT.toDays() + " days, got "
+                    + Durations.format(wait));
+        }
+        if (lease.compareTo(LockClient.MIN_WATCHDOG_LEASE) < 0) {
+            throw new UsageException("--lease: at least " + LockClient.MIN_WATCHDOG_LEASE.toMillis()
+                    + "ms (renewals go out every third of it), got " + Durations.format(lease));
+        }
+    }
+
+    /**
+     * The command must follow {@code --}, so that its own flags are never read as dlock's, and
+     * NAME must come before it.
+     */
+    private List<String> commandAfterDelimiter() {
+        List<String> original = spec.commandLine().getParseResult().originalArgs();
+        int delimiter = original.indexOf("--");
+        if (delimiter < 0) {
+            throw new UsageException("exec needs '--' before the command: dlock exec [OPTIONS] NAME -- COMMAND [ARGS...]");
+        }
+        List<String> argv = original.subList(delimiter + 1, original.size());
+        if (argv.isEmpty()) {
+            throw new UsageException("missing command after '--': dlock exec [OPTIONS] NAME -- COMMAND [ARGS...]");
+        }
+        if (command.size() != argv.size()) {
+            throw new UsageException("NAME must come before '--': dlock exec [OPTIONS] NAME -- COMMAND [ARGS...]");
+        }
+        return List.copyOf(argv);
+    }
+}

@@ -1,0 +1,35 @@
+package dev.dlock.cli;
+
+import java.io.PrintWriter;
+import picocli.CommandLine;
+
+/** Entry point of the {@code dlock} command. */
+public final class Main {
+
+    private Main() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs one command line and returns its exit code; never calls System.exit. */
+    public static int run(String... args) {
+        boolean verbose = Verbosity.requested(args);
+        Verbosity.configureLogging(verbose);
+        return commandLine(verbose).execute(args);
+    }
+
+    static CommandLine commandLine(boolean verbose) {
+        CommandLine cli = new CommandLine(new DlockCommand());
+        // "--wait -5s" must reach the duration parser (which names the value), not read as a flag
+        cli.setAllowOptionsAsOptionParameters(true);
+        cli.setCaseInsensitiveEnumValuesAllowed(true);
+        Errors errors = new Errors(verbose);
+        cli.setParameterExceptionHandler(errors);
+        cli.setExecutionExceptionHandler(errors);
+        cli.setOut(new PrintWriter(System.out, true));
+        cli.setErr(new PrintWriter(System.err, true));
+        return cli;
+    }
+}

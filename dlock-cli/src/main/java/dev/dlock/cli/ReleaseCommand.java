@@ -1,0 +1,61 @@
+package dev.dlock.cli;
+
+import dev.dlock.DistributedLock;
+import dev.dlock.LockClient;
+import dev.dlock.LockInfo;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/** {@code dlock release --force NAME}. */
+@Command(name = "release",
+        mixinStandardHelpOptions = true,
+        description = {"Releases lock NAME whoever holds it. The holder learns it lost the lock at its next "
+                + "renewal or release (a 'dlock exec' holder stops its command and exits 122); "
+                + "waiters are woken at once.",
+                "Exits 0 when the lock was held and is now free, 1 when it was not held."})
+public final class ReleaseCommand implements Callable<Integer> {
+
+    @ParentCommand
+    private DlockCommand dlock;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--force", required = true,
+            description = "Required: says you mean to take the lock away from its holder.")
+    private boolean force;
+
+    @Parameters(index = "0", paramLabel = "NAME", description = "Name of the lock.")
+    private String name;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        try (LockClient client = dlock.connect(LockClient.DEFAULT_COMMAND_TIMEOUT)) {
+            DistributedLock lock;
+            try {
+                lock = client.getLock(name);
+            } catch (IllegalArgumentException e) {
+                throw new UsageException("bad lock name: " + e.getMessage(), e);
+            }
+            LockInfo before = lock.info();
+            if (!lock.forceUnlock()) {
+                out.println("lock '" + name + "' was not held");
+                out.flush();
+                return ExitCodes.FAILED;
+            }
+            out.println("released lock '" + name + "'" + before.holder()
+                    .map(holder -> " (held by " + LockInfoView.holder(holder) + ", fencing token "
+                            + before.fencingToken() + ")")
+                    .orElse(""));
+            out.flush();
+            return ExitCodes.OK;
+        }
+    }
+}

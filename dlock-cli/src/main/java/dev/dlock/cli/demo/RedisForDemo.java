@@ -1,0 +1,67 @@
+package dev.dlock.cli.demo;
+
+import dev.dlock.cli.DlockCommand;
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The demo's Redis, as DESIGN.md says: {@code --redis} or {@code REDIS_URL} when given, else
+ * localhost:6379 when a Redis answers there, else a redis-server of its own that is stopped on
+ * exit. {@link #announcement()} says which, for the first line of the demo's output.
+ */
+final class RedisForDemo implements AutoCloseable {
+
+    private static final Duration PROBE_TIMEOUT = Duration.ofMillis(300);
+    private static final Pattern USER_INFO = Pattern.compile("^([a-z-]+://)([^@/]*)@");
+
+    private final String url;
+    private final String announcement;
+    private final EmbeddedRedis own;
+
+    private RedisForDemo(String url, String announcement, EmbeddedRedis own) {
+        this.url = url;
+        this.announcement = announcement;
+        this.own = own;
+    }
+
+    static RedisForDemo locate(DlockCommand dlock) {
+        DlockCommand.RedisSource explicit = dlock.explicitRedis();
+        if (explicit != null) {
+            return new RedisForDemo(explicit.url(), "redis: using " + explicit.origin() + " " + withoutPassword(explicit.url()),
+                    null);
+        }
+        if (RedisProbe.answersPing("127.0.0.1", 6379, PROBE_TIMEOUT)) {
+            return new RedisForDemo("redis://127.0.0.1:6379", "redis: using localhost:6379", null);
+        }
+        EmbeddedRedis own = EmbeddedRedis.start();
+        return new RedisForDemo(own.url(), "redis: started " + own.description() + " (stopped on exit)", own);
+    }
+
+    String url() {
+        return url;
+    }
+
+    String announcement() {
+        return announcement;
+    }
+
+    @Override
+    public void close() {
+        if (own != null) {
+            own.close();
+        }
+    }
+
+    /** {@code redis://user:secret@host} becomes {@code redis://user:***@host}, {@code redis://secret@host} {@code redis://***@host}. */
+    static String withoutPassword(String url) {
+        Matcher userInfo = USER_INFO.matcher(url);
+        if (!userInfo.find()) {
+            return url;
+        }
+        String info = userInfo.group(2);
+        int colon = info.indexOf(':');
+        String shown = colon < 0 ? "***" : info.substring(0, colon) + ":***";
+        return userInfo.group(1) + shown + "@" + url.substring(userInfo.end());
+    }
+}

@@ -1,0 +1,107 @@
+package dev.dlock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Every kind of bad input: exit 2 and one line on stderr, with a stack trace only under --verbose. */
+class BadInputTest {
+
+    @Test
+    void unknownFlag() {
+        assertOneLineUsageError(Cli.run("exec", "--bogus", "job", "--", "true"), "Unknown option: '--bogus'");
+    }
+
+    @Test
+    void durationWithAnUnknownUnit() {
+        assertOneLineUsageError(Cli.run("exec", "--wait", "10x", "job", "--", "true"), "'10x' is not a duration");
+    }
+
+    @Test
+    void negativeDuration() {
+        assertOneLineUsageError(Cli.run("exec", "--lease", "-5s", "job", "--", "true"), "'-5s' is negative");
+    }
+
+    @Test
+    void durationWithoutUnit() {
+        assertOneLineUsageError(Cli.run("exec", "--grace", "10", "job", "--", "true"), "'10' has no unit");
+    }
+
+    @Test
+    void leaseBelowTheWatchdogMinimum() {
+        assertOneLineUsageError(Cli.run("exec", "--lease", "50ms", "job", "--", "true"), "--lease: at least 100ms");
+    }
+
+    @Test
+    void missingCommandAfterDoubleDash() {
+        assertOneLineUsageError(Cli.run("exec", "job", "--"), "missing command after '--'");
+    }
+
+    @Test
+    void commandWithoutDoubleDash() {
+        assertOneLineUsageError(Cli.run("exec", "job", "true"), "exec needs '--' before the command");
+    }
+
+    @Test
+    void unreachableRedis() throws IOException {
+        String url = "redis://127.0.0.1:" + closedPort();
+        assertOneLineUsageError(Cli.run("--redis", url, "status", "job"), "cannot connect to Redis at " + url);
+    }
+
+    @Test
+    void urlThatIsNotARedisUrl() {
+        assertOneLineUsageError(Cli.run("--redis", "localhost:6379", "status", "job"),
+                "--redis: 'localhost:6379' is not a Redis URL");
+    }
+
+    @Test
+    void malformedRedisUrl() {
+        assertOneLineUsageError(Cli.run("--redis", "redis://127.0.0.1:notaport", "list"),
+                "--redis: 'redis://127.0.0.1:notaport' is not a Redis URL: no host, or a port that is not a number");
+    }
+
+    @Test
+    void malformedRedisUrlFromTheEnvironment() {
+        Cli.Result result = Cli.start(Map.of("REDIS_URL", "http://example"), "status", "job")
+                .await(java.time.Duration.ofSeconds(60));
+        assertOneLineUsageError(result, "REDIS_URL: 'http://example' is not a Redis URL");
+    }
+
+    @Test
+    void demoWithNoStock() {
+        assertOneLineUsageError(Cli.run("demo", "--stock", "0"), "--stock: between 1 and");
+    }
+
+    @Test
+    void unknownMode() {
+        assertOneLineUsageError(Cli.run("demo", "--mode", "maybe"), "Invalid value for option '--mode'");
+    }
+
+    @Test
+    void verboseShowsTheStackTrace() throws IOException {
+        String url = "redis://127.0.0.1:" + closedPort();
+        Cli.Result result = Cli.run("--verbose", "--redis", url, "status", "job");
+
+        assertThat(result.exitCode()).as(result.toString()).isEqualTo(ExitCodes.USAGE);
+        assertThat(result.stderrLines().get(0)).startsWith("dlock: cannot connect to Redis at " + url);
+        assertThat(result.stderr()).contains("LockBackendException", "\tat ");
+    }
+
+    private static void assertOneLineUsageError(Cli.Result result, String message) {
+        assertThat(result.exitCode()).as(result.toString()).isEqualTo(ExitCodes.USAGE);
+        assertThat(result.stderrLines()).as(result.toString()).hasSize(1);
+        assertThat(result.stderr()).as(result.toString()).startsWith("dlock: ").contains(message)
+                .doesNotContain("Exception", "\tat ");
+        assertThat(result.stdout()).isEmpty();
+    }
+
+    /** A port nothing listens on: bound once, then freed. */
+    private static int closedPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}

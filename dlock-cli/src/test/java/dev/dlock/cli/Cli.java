@@ -1,0 +1,133 @@
+package dev.dlock.cli;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs the dlock command as a real process, as a user would: {@code java -cp <test class path>
+ * dev.dlock.cli.Main ARGS}, with stdout and stderr kept apart. REDIS_URL is removed from the
+ * child's environment unless a test sets it, so only {@code --redis} decides.
+ */
+final class Cli {
+
+    private Cli() {
+    }
+
+    /** Runs to the end; fails the test when it takes longer than {@code timeout}. */
+    static Result run(Duration timeout, String... args) {
+        return start(Map.of(), args).await(timeout);
+    }
+
+    static Result run(String... args) {
+        return run(Duration.ofSeconds(60), args);
+    }
+
+    static Running start(String... args) {
+        return start(Map.of(), args);
+    }
+
+    static Running start(Map<String, String> env, String... args) {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        // short-lived JVMs on a 2-core machine: skip the optimizing compiler, use the smallest GC
+        command.add("-XX:TieredStopAtLevel=1");
+        command.add("-XX:+UseSerialGC");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(Main.class.getName());
+        command.addAll(List.of(args));
+        try {
+            Path out = Files.createTempFile("dlock-cli-out-", ".txt");
+            Path err = Files.createTempFile("dlock-cli-err-", ".txt");
+            out.toFile().deleteOnExit();
+            err.toFile().deleteOnExit();
+            ProcessBuilder builder = new ProcessBuilder(command)
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .redirectOutput(out.toFile())
+                    .redirectError(err.toFile());
+            builder.environment().remove(DlockCommand.REDIS_URL_ENV);
+            builder.environment().putAll(env);
+            return new Running(builder.start(), out, err, String.join(" ", args));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A dlock process still running (or not). {@link #close()} kills it. */
+    static final class Running implements AutoCloseable {
+        private final Process process;
+        private final Path out;
+        private final Path err;
+        private final String args;
+
+        private Running(Process process, Path out, Path err, String args) {
+            this.process = process;
+            this.out = out;
+            this.err = err;
+            this.args = args;
+        }
+
+        Process process() {
+            return process;
+        }
+
+        String stdout() {
+            return read(out);
+        }
+
+        String stderr() {
+            return read(err);
+        }
+
+        Result await(Duration timeout) {
+            try {
+                if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                    process.descendants().forEach(ProcessHandle::destroyForcibly);
+                    process.destroyForcibly();
+                    throw new AssertionError("'dlock " + args + "' still running after " + timeout
+                            + "\nstdout:\n" + stdout() + "\nstderr:\n" + stderr());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+            return new Result(process.exitValue(), stdout(), stderr());
+        }
+
+        @Override
+        public void close() {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+        }
+
+        private static String read(Path file) {
+            try {
+                return Files.readString(file, StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    record Result(int exitCode, String stdout, String stderr) {
+
+        /** stderr split in lines, without the empty last one. */
+        List<String> stderrLines() {
+            return stderr.lines().toList();
+        }
+
+        @Override
+        public String toString() {
+            return "exit " + exitCode + "\n--- stdout ---\n" + stdout + "--- stderr ---\n" + stderr;
+        }
+    }
+}

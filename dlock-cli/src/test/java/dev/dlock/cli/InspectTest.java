@@ -1,0 +1,148 @@
+package dev.dlock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.dlock.LockClient;
+import dev.dlock.LockHandle;
+import dev.dlock.testing.RedisServers;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** {@code status}, {@code list} and {@code release --force} on locks this test holds through the core API. */
+class InspectTest {
+
+    @RegisterExtension
+    static final RedisServers redis = RedisServers.standalone();
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Duration HOLDER_LEASE = Duration.ofSeconds(2);
+
+    private LockClient holder;
+    private LockClient waiter;
+
+    @BeforeEach
+    void connect() {
+        // a short watchdog lease, so that the holder notices a forced release within a second
+        holder = LockClient.builder().redisUri(redis.server().uri()).clientName("inspect-holder")
+                .defaultLease(HOLDER_LEASE).commandTimeout(Duration.ofMillis(500)).build();
+        waiter = LockClient.builder().redisUri(redis.server().uri()).clientName("inspect-waiter").build();
+    }
+
+    @AfterEach
+    void disconnect() {
+        holder.close();
+        waiter.close();
+    }
+
+    @Test
+    void statusShowsHolderHoldCountLeaseTokenAndWaiters() throws Exception {
+        LockHandle held = holder.getLock("orders").acquireAsync().join();
+        CompletableFuture<Optional<LockHandle>> waiting = waiter.getLock("orders").tryAcquireAsync(Duration.ofMinutes(1));
+        await().atMost(Duration.ofSeconds(10)).until(() -> holder.getLock("orders").info().waitingClients() == 1);
+
+        Cli.Result text = dlock("status", "orders");
+        assertThat(text.exitCode()).as(text.toString()).isZero();
+        assertThat(text.stdout()).contains("lock 'orders': held",
+                "inspect-holder on ", ", pid " + ProcessHandle.current().pid() + ", thread ",
+                "hold count     1", "fencing token  " + held.fencingToken(), "waiting        1 client");
+
+        Cli.Result json = dlock("status", "--json", "orders");
+        assertThat(json.exitCode()).as(json.toString()).isZero();
+        JsonNode status = JSON.readTree(json.stdout());
+        assertThat(status.get("name").asText()).isEqualTo("orders");
+        assertThat(status.get("locked").asBoolean()).isTrue();
+        assertThat(status.get("holder").get("client").asText()).isEqualTo("inspect-holder");
+        assertThat(status.get("holder").get("pid").asLong()).isEqualTo(ProcessHandle.current().pid());
+        assertThat(status.get("holdCount").asInt()).isEqualTo(1);
+        assertThat(status.get("remainingLeaseMs").asLong()).isBetween(1L, HOLDER_LEASE.toMillis());
+        assertThat(status.get("fencingToken").asLong()).isEqualTo(held.fencingToken());
+        assertThat(status.get("waitingClients").asLong()).isEqualTo(1);
+
+        held.release();
+        waiting.join().orElseThrow().release();
+    }
+
+    @Test
+    void statusOfAFreeLockSaysFree() throws Exception {
+        Cli.Result text = dlock("status", "idle");
+        assertThat(text.exitCode()).as(text.toString()).isZero();
+        assertThat(text.stdout()).startsWith("lock 'idle': free");
+
+        JsonNode status = JSON.readTree(dlock("status", "idle", "--json").stdout());
+        assertThat(status.get("locked").asBoolean()).isFalse();
+        assertThat(status.get("holder").isNull()).isTrue();
+        assertThat(status.get("fencingToken").isNull()).isTrue();
+    }
+
+    @Test
+    void listShowsEveryHeldLockMatchingThePattern() throws Exception {
+        LockHandle a = holder.getLock("orders-a").acquireAsync().join();
+        LockHandle b = holder.getLock("orders-b").acquireAsync().join();
+        LockHandle other = holder.getLock("nightly").acquireAsync().join();
+
+        Cli.Result all = dlock("list");
+        assertThat(all.exitCode()).as(all.toString()).isZero();
+        assertThat(all.stdout().lines()).hasSize(4).first().asString().startsWith("NAME");
+        assertThat(all.stdout()).contains("orders-a", "orders-b", "nightly", "inspect-holder on ");
+
+        JsonNode matching = JSON.readTree(dlock("list", "orders-*", "--json").stdout());
+        assertThat(matching.isArray()).isTrue();
+        assertThat(matching).hasSize(2);
+        assertThat(matching.get(0).get("name").asText()).isEqualTo("orders-a");
+        assertThat(matching.get(1).get("name").asText()).isEqualTo("orders-b");
+        assertThat(matching.get(0).get("holder").get("client").asText()).isEqualTo("inspect-holder");
+        assertThat(matching.get(0).get("remainingLeaseMs").asLong()).isPositive();
+
+        Cli.Result none = dlock("list", "nothing-*");
+        assertThat(none.stdout()).isEqualTo("no held lock matches 'nothing-*'" + System.lineSeparator());
+        assertThat(JSON.readTree(dlock("list", "nothing-*", "--json").stdout())).isEmpty();
+
+        a.release();
+        b.release();
+        other.release();
+    }
+
+    @Test
+    void forcedReleaseFreesTheLockAndItsHolderLearnsItLostIt() {
+        LockHandle held = holder.getLock("stuck").acquireAsync().join();
+
+        Cli.Result release = dlock("release", "--force", "stuck");
+        assertThat(release.exitCode()).as(release.toString()).isZero();
+        assertThat(release.stdout()).contains("released lock 'stuck' (held by inspect-holder on ",
+                "fencing token " + held.fencingToken());
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> held.whenLost().isDone());
+        assertThat(holder.getLock("stuck").isLocked()).isFalse();
+
+        Cli.Result again = dlock("release", "--force", "stuck");
+        assertThat(again.exitCode()).as(again.toString()).isEqualTo(ExitCodes.FAILED);
+        assertThat(again.stdout()).contains("lock 'stuck' was not held");
+    }
+
+    @Test
+    void releaseWithoutForceIsRefused() {
+        LockHandle held = holder.getLock("kept").acquireAsync().join();
+
+        Cli.Result refused = dlock("release", "kept");
+        assertThat(refused.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(refused.stderr()).contains("Missing required option: '--force'");
+        assertThat(held.isValid()).isTrue();
+        held.release();
+    }
+
+    private static Cli.Result dlock(String... args) {
+        String[] all = new String[args.length + 2];
+        all[0] = "--redis";
+        all[1] = redis.server().uri();
+        System.arraycopy(args, 0, all, 2, args.length);
+        return Cli.run(all);
+    }
+}
