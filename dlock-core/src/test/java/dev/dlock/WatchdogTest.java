@@ -70,7 +70,12 @@ class WatchdogTest {
                 DistributedLock lock = mine.getLock(name);
                 while (System.nanoTime() < end) {
                     lock.lock();
-                    lock.unlock();
+                    try {
+                        lock.unlock();
+                    } catch (LockLostException e) {
+                        // a thread starved of CPU past its 1 s lease on a loaded machine: legitimate,
+                        // and exactly the case whose leftovers this test looks for
+                    }
                     rounds++;
                 }
                 return rounds;

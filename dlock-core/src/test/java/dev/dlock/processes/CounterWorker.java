@@ -1,6 +1,7 @@
 package dev.dlock.processes;
 
 import dev.dlock.DistributedLock;
+import dev.dlock.LockBackendException;
 import dev.dlock.LockClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -15,7 +16,7 @@ public final class CounterWorker {
         String uri = args[0];
         int increments = Integer.parseInt(args[3]);
         RedisClient redis = RedisClient.create(uri);
-        try (LockClient client = LockClient.create(uri); var connection = redis.connect()) {
+        try (LockClient client = connect(uri); var connection = redis.connect()) {
             RedisCommands<String, String> commands = connection.sync();
             DistributedLock lock = client.getLock(args[1]);
             for (int i = 0; i < increments; i++) {
@@ -32,5 +33,19 @@ public final class CounterWorker {
             redis.shutdown();
         }
         System.out.println("DONE");
+    }
+
+    /** Three JVMs starting at once on a loaded 2-core machine can miss a connect timeout: try again. */
+    private static LockClient connect(String uri) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return LockClient.create(uri);
+            } catch (LockBackendException e) {
+                if (attempt == 3) {
+                    throw e;
+                }
+                System.err.println("connect attempt " + attempt + " failed, retrying: " + e.getMessage());
+            }
+        }
     }
 }
