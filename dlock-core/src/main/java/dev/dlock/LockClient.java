@@ -11,6 +11,7 @@ import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -43,8 +44,9 @@ public final class LockClient implements AutoCloseable {
     public static final Duration MIN_WATCHDOG_LEASE = Duration.ofMillis(100);
     /**
      * How long a queued waiter keeps its place without asking again (fair lock; a writer's
-     * waiting mark on a read-write lock). Waiters ask every third of it while they wait, so only a
-     * dead or frozen waiter loses its place; it then holds up the queue for at most this long.
+     * waiting mark on a read-write lock), unless the command timeout asks for more (see
+     * {@link Builder#waiterTimeout(Duration)}). Waiters ask every third of it while they wait, so
+     * only a dead or frozen waiter loses its place; it then holds up the queue for at most this long.
      */
     public static final Duration DEFAULT_WAITER_TIMEOUT = Duration.ofSeconds(5);
     public static final Duration MIN_WAITER_TIMEOUT = Duration.ofMillis(100);
@@ -273,12 +275,13 @@ public final class LockClient implements AutoCloseable {
         }
 
         /**
-         * How long a queued waiter keeps its place without asking again (default 5 s, between
+         * How long a queued waiter keeps its place without asking again (between
          * {@link LockClient#MIN_WAITER_TIMEOUT} and {@link LockClient#MAX_WAITER_TIMEOUT}): a
          * fair lock's waiter, or a writer's waiting mark on a read-write lock. Live waiters ask
          * every third of it, so this bounds how long a waiter whose process died holds up the
          * others. Must exceed 1.5 × the command timeout, so that a waiter's refresh that Redis
-         * answers within the command timeout always arrives in time.
+         * answers within the command timeout always arrives in time. Default: 5 s, or twice the
+         * command timeout when that is longer.
          */
         public Builder waiterTimeout(Duration timeout) {
             requireUnset(waiterTimeout, "waiterTimeout");
@@ -326,7 +329,8 @@ public final class LockClient implements AutoCloseable {
                 throw new IllegalArgumentException("commandTimeout " + timeout + " must be shorter than a third of "
                         + "defaultLease " + lease + ", or a renewal could time out after the lease ran out");
             }
-            Duration waiterTimeout = this.waiterTimeout != null ? this.waiterTimeout : DEFAULT_WAITER_TIMEOUT;
+            Duration waiterTimeout = this.waiterTimeout != null ? this.waiterTimeout
+                    : Collections.max(List.of(DEFAULT_WAITER_TIMEOUT, timeout.multipliedBy(2)));
             if (waiterTimeout.toMillis() * 2 <= timeout.toMillis() * 3) {
                 throw new IllegalArgumentException("waiterTimeout " + waiterTimeout + " must exceed 1.5 × commandTimeout "
                         + timeout + ", or a waiter's refresh could reach Redis after its deadline");

@@ -1,6 +1,7 @@
 package dev.dlock;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.dlock.processes.FairWaiterWorker;
@@ -212,6 +213,24 @@ class FairLockTest {
         assertThat(waitedMs).isBetween(500L, 1500L + 1000L);
         lock.unlock();
         assertThat(server.keys("dlock:{*")).isEmpty();
+    }
+
+    @Test
+    void waiterTimeoutIsCheckedAndItsDefaultFollowsALongCommandTimeout() {
+        assertThatThrownBy(() -> LockClient.builder().waiterTimeout(Duration.ofMillis(50)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("PT0.05S");
+        assertThatThrownBy(() -> LockClient.builder().waiterTimeout(Duration.ofMinutes(11)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("PT11M");
+        assertThatThrownBy(() -> LockClient.builder().waiterTimeout(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> LockClient.builder().waiterTimeout(Duration.ofSeconds(1)).waiterTimeout(Duration.ofSeconds(2)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("waiterTimeout");
+        assertThatThrownBy(() -> LockClient.builder().redisUri(single.server().uri())
+                .commandTimeout(Duration.ofSeconds(1)).waiterTimeout(Duration.ofMillis(1500)).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1.5");
+        // a client that never asked for a waiter timeout still builds with a long command timeout
+        LockClient slow = clients.track(LockClient.builder().redisUri(single.server().uri())
+                .commandTimeout(Duration.ofSeconds(5)).build());
+        assertThat(slow.getFairLock("slow").tryLock()).isTrue();
     }
 
     /**
