@@ -58,8 +58,9 @@ local function rw_state(now)
   elseif s.writer then
     s.last_end = math.max(s.last_end, s.writer_end)
   end
-  if #expired > 0 then
-    redis.call('HDEL', KEYS[1], unpack(expired))
+  -- in slices: Lua's unpack takes a few thousand values at most
+  for i = 1, #expired, 500 do
+    redis.call('HDEL', KEYS[1], unpack(expired, i, math.min(i + 499, #expired)))
   end
   return s
 end
