@@ -8,7 +8,10 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 
 /**
- * A reentrant lock shared by every process that uses the same Redis, key prefix and name.
+ * A reentrant lock shared by every process that uses the same Redis, key prefix and name: the
+ * plain lock ({@link LockClient#getLock(String)}), the fair lock ({@link LockClient#getFairLock(String)})
+ * and either side of a read-write lock ({@link DistributedReadWriteLock}) all have this interface
+ * and everything below; each kind's own rules (order, sharing) are documented where it is obtained.
  *
  * <h2>Ownership</h2>
  * The {@link Lock} methods are thread-bound: the thread that locks is the owner, may re-enter
@@ -24,7 +27,10 @@ import java.util.concurrent.locks.Lock;
  *
  * <h2>Waiting</h2>
  * Waiters are woken by a pub/sub message when the lock is released, and retry at the latest when
- * the holder's lease ends, so a lost message costs at most one lease. Nothing polls.
+ * the holder's lease ends, so a lost message costs at most one lease. Nothing polls, except that a
+ * fair lock's waiters and a waiting writer also ask every third of the
+ * {@linkplain LockClient.Builder#waiterTimeout(Duration) waiter timeout}, so that Redis knows they
+ * still live and keeps their place.
  *
  * <h2>Failures</h2>
  * "The lock is busy" is {@code false}; "Redis did not answer" is {@link LockBackendException}.
@@ -33,7 +39,7 @@ import java.util.concurrent.locks.Lock;
  */
 public interface DistributedLock extends Lock {
 
-    /** The lock name given to {@link LockClient#getLock(String)}. */
+    /** The lock name given to the {@link LockClient} method that returned this lock. */
     String name();
 
     /**

@@ -3,6 +3,7 @@ package dev.dlock;
 import dev.dlock.internal.LettuceNode;
 import dev.dlock.internal.LockEngine;
 import dev.dlock.internal.RedisLock;
+import dev.dlock.internal.RedisReadWriteLock;
 import dev.dlock.internal.Validation;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.resource.ClientResources;
@@ -10,6 +11,7 @@ import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -40,6 +42,15 @@ public final class LockClient implements AutoCloseable {
     public static final Duration MAX_LEASE = Validation.MAX_DURATION;
     /** The shortest watchdog lease: renewals every third of it must stay well above a round trip. */
     public static final Duration MIN_WATCHDOG_LEASE = Duration.ofMillis(100);
+    /**
+     * How long a queued waiter keeps its place without asking again (fair lock; a writer's
+     * waiting mark on a read-write lock), unless the command timeout asks for more (see
+     * {@link Builder#waiterTimeout(Duration)}). Waiters ask every third of it while they wait, so
+     * only a dead or frozen waiter loses its place; it then holds up the queue for at most this long.
+     */
+    public static final Duration DEFAULT_WAITER_TIMEOUT = Duration.ofSeconds(5);
+    public static final Duration MIN_WAITER_TIMEOUT = Duration.ofMillis(100);
+    public static final Duration MAX_WAITER_TIMEOUT = Duration.ofMinutes(10);
 
     private final LockEngine engine;
     private final ClientResources resources;
@@ -64,7 +75,45 @@ public final class LockClient implements AutoCloseable {
      * @throws IllegalArgumentException the name is null, blank or longer than 1024 characters
      */
     public DistributedLock getLock(String name) {
-        return new RedisLock(engine, name);
+        return RedisLock.reentrant(engine, name);
+    }
+
+    /**
+     * The fair lock of this name: granted in the order it was asked for, across every client. Like
+     * {@link #getLock(String)} otherwise (reentrant, leases, watchdog, fencing tokens, handles).
+     *
+     * <ul>
+     * <li>A waiter is queued from its first refused attempt; the release hands the lock to the
+     *     first live waiter within the release script, and wakes only that waiter.
+     * <li>A waiter that stops waiting (timeout, interrupt, cancelled future) leaves the queue
+     *     before the call returns. A waiter whose process died stalls the queue for at most the
+     *     {@linkplain Builder#waiterTimeout(Duration) waiter timeout} (default 5 s), never for the
+     *     lease it asked for.
+     * <li>{@code tryLock()} without a wait never overtakes queued waiters: it succeeds only when
+     *     the lock is free and no one waits.
+     * <li>Over Redlock the order is the order in which the nodes first saw the waiters (each
+     *     waiter keeps the median of its nodes' times as its ticket), so it is exact for waiters
+     *     that ask a few milliseconds apart and best effort for waiters that ask at once.
+     * </ul>
+     *
+     * Cheap: no Redis call. Locks of one name should all be fair or all not: a plain lock of the
+     * same name excludes the fair one but ignores its queue.
+     *
+     * @throws IllegalArgumentException the name is null, blank or longer than 1024 characters
+     */
+    public DistributedLock getFairLock(String name) {
+        return RedisLock.fair(engine, name);
+    }
+
+    /**
+     * The read-write lock of this name: many readers or one writer, writers first; see
+     * {@link DistributedReadWriteLock} for the policy, downgrade and the refused upgrade. Cheap: no
+     * Redis call. A plain or fair lock of the same name counts as a writer to it.
+     *
+     * @throws IllegalArgumentException the name is null, blank or longer than 1024 characters
+     */
+    public DistributedReadWriteLock getReadWriteLock(String name) {
+        return new RedisReadWriteLock(engine, name);
     }
 
     /**
@@ -119,6 +168,7 @@ public final class LockClient implements AutoCloseable {
         private String keyPrefix;
         private Duration defaultLease;
         private Duration commandTimeout;
+        private Duration waiterTimeout;
         private String clientName;
         private final List<LockListener> listeners = new ArrayList<>();
 
@@ -225,6 +275,25 @@ public final class LockClient implements AutoCloseable {
         }
 
         /**
+         * How long a queued waiter keeps its place without asking again (between
+         * {@link LockClient#MIN_WAITER_TIMEOUT} and {@link LockClient#MAX_WAITER_TIMEOUT}): a
+         * fair lock's waiter, or a writer's waiting mark on a read-write lock. Live waiters ask
+         * every third of it, so this bounds how long a waiter whose process died holds up the
+         * others. Must exceed 1.5 × the command timeout, so that a waiter's refresh that Redis
+         * answers within the command timeout always arrives in time. Default: 5 s, or twice the
+         * command timeout when that is longer.
+         */
+        public Builder waiterTimeout(Duration timeout) {
+            requireUnset(waiterTimeout, "waiterTimeout");
+            if (timeout == null || timeout.compareTo(MIN_WAITER_TIMEOUT) < 0 || timeout.compareTo(MAX_WAITER_TIMEOUT) > 0) {
+                throw new IllegalArgumentException("waiterTimeout must be between " + MIN_WAITER_TIMEOUT.toMillis()
+                        + " ms and " + MAX_WAITER_TIMEOUT.toMinutes() + " minutes, got " + timeout);
+            }
+            this.waiterTimeout = timeout;
+            return this;
+        }
+
+        /**
          * Name recorded with every hold (for {@code dlock status}) and set as the Redis CLIENT
          * name. Default {@code dlock-<pid>}. No white space (Redis refuses it).
          */
@@ -260,6 +329,12 @@ public final class LockClient implements AutoCloseable {
                 throw new IllegalArgumentException("commandTimeout " + timeout + " must be shorter than a third of "
                         + "defaultLease " + lease + ", or a renewal could time out after the lease ran out");
             }
+            Duration waiterTimeout = this.waiterTimeout != null ? this.waiterTimeout
+                    : Collections.max(List.of(DEFAULT_WAITER_TIMEOUT, timeout.multipliedBy(2)));
+            if (waiterTimeout.toMillis() * 2 <= timeout.toMillis() * 3) {
+                throw new IllegalArgumentException("waiterTimeout " + waiterTimeout + " must exceed 1.5 × commandTimeout "
+                        + timeout + ", or a waiter's refresh could reach Redis after its deadline");
+            }
             if (redisUri != null && redlockNodes != null) {
                 throw new IllegalStateException("set either redisUri or redlockNodes, not both");
             }
@@ -277,7 +352,8 @@ public final class LockClient implements AutoCloseable {
                     uri.setClientName(name);
                     LettuceNode node = new LettuceNode(resources, uri, timeout, false);
                     connected.add(node);
-                    return new LockClient(LockEngine.singleNode(node, prefix, lease, timeout, name, listeners), resources);
+                    return new LockClient(LockEngine.singleNode(node, prefix, lease, timeout, waiterTimeout, name, listeners),
+                            resources);
                 }
                 for (RedisURI nodeUri : redlockNodes) {
                     nodeUri.setClientName(name);
@@ -290,8 +366,8 @@ public final class LockClient implements AutoCloseable {
                             + connected.stream().filter(node -> !node.hasConnected()).map(LettuceNode::address).toList());
                 }
                 LockEngine engine = LockEngine.redlock(List.copyOf(connected),
-                        redlockNodeTimeout != null ? redlockNodeTimeout : Duration.ZERO, prefix, lease, timeout, name,
-                        listeners);
+                        redlockNodeTimeout != null ? redlockNodeTimeout : Duration.ZERO, prefix, lease, timeout,
+                        waiterTimeout, name, listeners);
                 return new LockClient(engine, resources);
             } catch (RuntimeException e) {
                 connected.forEach(LettuceNode::close);

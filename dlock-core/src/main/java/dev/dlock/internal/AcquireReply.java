@@ -10,9 +10,14 @@ interface AcquireReply {
     /**
      * Held by someone else. Retry after a release message or {@code retryAfterMs}, whichever is
      * first. {@code split}: no one holds a quorum (contenders split the nodes); retry after a
-     * random pause rather than at once, or the contenders split again.
+     * random pause rather than at once, or the contenders split again. {@code ticket}: a fair
+     * waiter's place in the queue (0 when not queued), to be kept on its next attempts.
      */
-    record Busy(long retryAfterMs, boolean split) implements AcquireReply {
+    record Busy(long retryAfterMs, boolean split, long ticket) implements AcquireReply {
+
+        Busy(long retryAfterMs, boolean split) {
+            this(retryAfterMs, split, 0);
+        }
     }
 
     /** A re-entry found the caller no longer owns the lock. */

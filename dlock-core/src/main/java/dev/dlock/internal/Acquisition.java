@@ -8,50 +8,72 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The acquire loop, shared by every blocking and async entry point: try; when held elsewhere,
- * subscribe to the lock's channel and try again (a release between the first try and the
- * subscription is caught by that second try); then wait for a release message or the holder's
- * lease to end, whichever is first, and try again, until granted or the deadline passes.
+ * The acquire loop, shared by every blocking and async entry point and by every {@link LockKind}:
+ * try; when held elsewhere, subscribe to the lock's channel and try again (a release between the
+ * first try and the subscription is caught by that second try); then wait for a release message or
+ * the holder's lease to end, whichever is first, and try again, until granted or the deadline
+ * passes.
+ *
+ * <p>Queued kinds ({@link LockKind#queued()}: fair lock, waiting writer) keep one waiter id across
+ * the attempts (their place in the queue, or their waiting mark), ask again at least every third
+ * of the waiter timeout so that Redis knows they live, and leave the queue as soon as they stop
+ * waiting. Every attempt still has a fresh owner id, so a late command of a past attempt cannot
+ * touch a later grant. A fair waiter ignores handoffs to other waiters: only the one the lock
+ * was handed to wakes at a release.
  *
  * <p>Never blocks a thread: each step runs when the previous reply or wake-up arrives.
- * {@link #result()} completes with the grant, or null when the wait ended (or was cancelled).
+ * {@link #result()} completes with the grant, or null when the wait ended (or was cancelled);
+ * by then a queued waiter has left the queue (best effort).
  */
 final class Acquisition {
 
     private final LockEngine engine;
     private final LockTarget target;
+    private final LockKind kind;
     private final String ownerPrefix;
     private final boolean fixedOwner;
     private final String holder;
     private final long leaseMs;
     private final boolean reentry;
+    private final String downgradeFrom;
+    private final String waiterId;
     private final long deadlineNanos;
     private final boolean unbounded;
     private final CompletableFuture<AcquireReply.Granted> result = new CompletableFuture<>();
 
     /** The owner id of the current attempt: a fresh one per attempt, unless re-entering a hold. */
     private volatile String owner;
+    /** Fair lock: the waiter's place, agreed by the nodes at its first refusal; 0 until then. */
+    private volatile long ticket;
+    /** An attempt asked to be queued: the waiter must leave when it stops waiting. */
+    private volatile boolean queued;
     private volatile boolean cancelled;
     private volatile Runnable pendingWake;
-    private WakeUps.Channel channel;
-    private CompletableFuture<Void> signal;
+    private volatile WakeUps.Channel channel;
+    private CompletableFuture<String> signal;
 
     /**
-     * @param owner     for a re-entry the hold's owner id; else a prefix to which each attempt adds
-     *                  a sequence number, so that a command of a failed attempt that reaches a server
-     *                  late (NOSCRIPT retry, a paused server's backlog) cannot touch a later grant
-     * @param waitNanos how long to wait; negative: without bound
+     * @param owner         for a re-entry the hold's owner id; else a prefix to which each attempt
+     *                      adds a sequence number, so that a command of a failed attempt that
+     *                      reaches a server late (NOSCRIPT retry, a paused server's backlog) cannot
+     *                      touch a later grant
+     * @param waitNanos     how long to wait; negative: without bound
+     * @param downgradeFrom read lock: owner id of the calling thread's write hold, else ""
      */
-    Acquisition(LockEngine engine, LockTarget target, String owner, String holder, long leaseMs, boolean reentry,
-                long waitNanos) {
+    Acquisition(LockEngine engine, LockTarget target, LockKind kind, String owner, String holder, long leaseMs,
+                boolean reentry, long waitNanos, String downgradeFrom) {
         this.engine = engine;
         this.target = target;
+        this.kind = kind;
         this.ownerPrefix = owner;
         this.fixedOwner = reentry;
         this.owner = owner;
         this.holder = holder;
         this.leaseMs = leaseMs;
         this.reentry = reentry;
+        this.downgradeFrom = downgradeFrom;
+        // distinct from every owner id (prefix:<n>), and never reused
+        this.waiterId = kind.queued() && !reentry ? owner + ":q" + engine.nextOwnerSequence() : "";
         this.unbounded = waitNanos < 0;
         this.deadlineNanos = System.nanoTime() + Math.max(0, waitNanos);
     }
@@ -63,6 +85,10 @@ final class Acquisition {
 
     LockTarget target() {
         return target;
+    }
+
+    LockKind kind() {
+        return kind;
     }
 
     /** The owner id of the last attempt: once granted, the hold's. */
@@ -99,13 +125,20 @@ final class Acquisition {
             finish(null);
             return;
         }
-        if (channel != null) {
-            signal = channel.signal();
+        WakeUps.Channel current = channel;
+        if (current != null) {
+            signal = current.signal();
         }
         if (!fixedOwner) {
             owner = ownerPrefix + ":" + engine.nextOwnerSequence();
         }
-        engine.store().acquire(target, owner, leaseMs, holder, reentry).whenComplete(this::onReply);
+        boolean mayWait = !reentry && (unbounded || deadlineNanos - System.nanoTime() > 0);
+        if (mayWait && kind.queued()) {
+            queued = true;
+        }
+        AcquireRequest request = new AcquireRequest(owner, leaseMs, holder, reentry, waiterId, engine.waiterTimeoutMs(),
+                mayWait, ticket, downgradeFrom);
+        engine.store().acquire(target, kind, request).whenComplete(this::onReply);
     }
 
     private void onReply(AcquireReply reply, Throwable error) {
@@ -118,19 +151,23 @@ final class Acquisition {
             return;
         }
         if (reply instanceof AcquireReply.LostOnReentry) {
-            fail(new LockLostException(target.name(), 0, "lock '" + target.name()
+            fail(new LockLostException(target.name(), 0, kind.label() + " '" + target.name()
                     + "' was lost before this re-entry: its lease expired or it was force-released"));
             return;
         }
         AcquireReply.Busy busy = (AcquireReply.Busy) reply;
+        if (ticket == 0 && busy.ticket() > 0) {
+            ticket = busy.ticket();
+        }
         long remaining = deadlineNanos - System.nanoTime();
         if (cancelled || (!unbounded && remaining <= 0)) {
             finish(null);
             return;
         }
         if (channel == null) {
-            channel = engine.wakeUps().join(target.channel());
-            channel.subscribed().whenComplete((ok, subscribeError) -> {
+            WakeUps.Channel joined = engine.wakeUps().join(target.channel());
+            channel = joined;
+            joined.subscribed().whenComplete((ok, subscribeError) -> {
                 if (subscribeError != null) {
                     fail(Failures.unwrap(subscribeError));
                 } else {
@@ -149,6 +186,10 @@ final class Acquisition {
         } else {
             // no TTL on the key: not one of ours; a release message still wakes the waiter
             waitNanos = engine.idleRetryNanos();
+        }
+        if (kind.queued()) {
+            // ask again well before the waiter timeout, or Redis takes this waiter for dead
+            waitNanos = Math.min(waitNanos, TimeUnit.MILLISECONDS.toNanos(Math.max(1, engine.waiterTimeoutMs() / 3)));
         }
         if (!unbounded) {
             waitNanos = Math.min(waitNanos, remaining);
@@ -171,30 +212,85 @@ final class Acquisition {
         pendingWake = wake;
         timer[0] = engine.scheduler().schedule(wake, waitNanos, TimeUnit.NANOSECONDS);
         if (wakeOnRelease) {
-            signal.thenRun(wake);
+            wakeOnMessage(signal, woken, wake);
         }
         if (cancelled) {
             wake.run();
         }
     }
 
+    /** Wakes at the next release message meant for this waiter; one for another waiter is let pass. */
+    private void wakeOnMessage(CompletableFuture<String> next, AtomicBoolean woken, Runnable wake) {
+        next.thenAccept(message -> {
+            if (woken.get()) {
+                return;
+            }
+            if (isForThisWaiter(message)) {
+                wake.run();
+                return;
+            }
+            WakeUps.Channel current = channel;
+            if (current != null) {
+                wakeOnMessage(current.signal(), woken, wake);
+            }
+        });
+    }
+
+    /**
+     * A fair release names the waiter it handed the lock to ("token:waiterId"): only that one
+     * needs to try; the others would only be refused. Any other message (a plain release, a
+     * waiter leaving, a reconnect) wakes everyone.
+     */
+    private boolean isForThisWaiter(String message) {
+        if (message == null || !kind.handsOver() || waiterId.isEmpty()) {
+            return true;
+        }
+        int colon = message.indexOf(':');
+        return colon < 0 || message.substring(colon + 1).equals(waiterId);
+    }
+
     private void finish(AcquireReply.Granted grant) {
         leaveChannel();
-        if (!result.complete(grant) && grant != null && !reentry) {
+        if (grant == null) {
+            if (queued) {
+                // "false" is returned once the waiter has left the queue, so nothing of it remains
+                engine.store().leave(target, kind, waiterId).whenComplete((ok, error) -> result.complete(null));
+            } else {
+                result.complete(null);
+            }
+            return;
+        }
+        if (!result.complete(grant)) {
             // the caller cancelled the result first: nobody will ever own this grant
-            engine.store().abandon(target, owner);
+            if (!reentry) {
+                engine.store().abandon(target, kind, owner);
+            }
+            leaveQueue();
+            return;
+        }
+        if (engine.store().nodes().size() > 1) {
+            // Redlock: the nodes that did not grant may still have this waiter queued
+            leaveQueue();
         }
     }
 
     private void fail(Throwable failure) {
         leaveChannel();
+        leaveQueue();
         result.completeExceptionally(failure);
+    }
+
+    private void leaveQueue() {
+        if (queued) {
+            engine.store().leave(target, kind, waiterId);
+        }
     }
 
     private void leaveChannel() {
         pendingWake = null;
-        if (channel != null) {
-            engine.wakeUps().leave(channel);
+        WakeUps.Channel current = channel;
+        if (current != null) {
+            engine.wakeUps().leave(current);
             channel = null;
         }
     }

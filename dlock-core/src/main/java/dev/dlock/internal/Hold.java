@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
  */
 final class Hold {
     final LockTarget target;
+    final LockKind kind;
     final String name;
     final String owner;
     final String holder;
@@ -21,9 +22,10 @@ final class Hold {
     volatile int count = 1;
     private final CompletableFuture<LockLostException> lost = new CompletableFuture<>();
 
-    Hold(LockTarget target, String owner, String holder, long token, long leaseMs, boolean renewed,
+    Hold(LockTarget target, LockKind kind, String owner, String holder, long token, long leaseMs, boolean renewed,
          long validUntilNanos) {
         this.target = target;
+        this.kind = kind;
         this.name = target.name();
         this.owner = owner;
         this.holder = holder;
@@ -35,7 +37,7 @@ final class Hold {
 
     /** Records the loss; true only for the first caller, who must tell the listeners. */
     boolean markLost(String reason) {
-        return lost.complete(new LockLostException(name, token, "lock '" + name + "' was lost (fencing token "
+        return lost.complete(new LockLostException(name, token, kind.label() + " '" + name + "' was lost (fencing token "
                 + token + "): " + reason));
     }
 

@@ -43,6 +43,7 @@ public final class LockEngine implements AutoCloseable {
     private final String keyPrefix;
     private final long watchdogLeaseMs;
     private final long commandTimeoutMs;
+    private final long waiterTimeoutMs;
     private final String clientId;
     private final String holderPrefix;
     private final List<LockListener> listeners;
@@ -57,9 +58,9 @@ public final class LockEngine implements AutoCloseable {
 
     /** A client on one Redis. */
     public static LockEngine singleNode(RedisNode node, String keyPrefix, Duration watchdogLease, Duration commandTimeout,
-                                        String clientName, List<LockListener> listeners) {
+                                        Duration waiterTimeout, String clientName, List<LockListener> listeners) {
         return new LockEngine(new SingleNodeStore(node, commandTimeout.toMillis()), keyPrefix, watchdogLease,
-                commandTimeout, clientName, listeners);
+                commandTimeout, waiterTimeout, clientName, listeners);
     }
 
     /**
@@ -68,17 +69,19 @@ public final class LockEngine implements AutoCloseable {
      * @param nodeTimeout per-node timeout; {@link Duration#ZERO} to derive it from each lease
      */
     public static LockEngine redlock(List<RedisNode> nodes, Duration nodeTimeout, String keyPrefix, Duration watchdogLease,
-                                     Duration commandTimeout, String clientName, List<LockListener> listeners) {
+                                     Duration commandTimeout, Duration waiterTimeout, String clientName,
+                                     List<LockListener> listeners) {
         return new LockEngine(new QuorumStore(nodes, keyPrefix, commandTimeout.toMillis(), nodeTimeout.toMillis()),
-                keyPrefix, watchdogLease, commandTimeout, clientName, listeners);
+                keyPrefix, watchdogLease, commandTimeout, waiterTimeout, clientName, listeners);
     }
 
     private LockEngine(LockStore store, String keyPrefix, Duration watchdogLease, Duration commandTimeout,
-                       String clientName, List<LockListener> listeners) {
+                       Duration waiterTimeout, String clientName, List<LockListener> listeners) {
         this.store = store;
         this.keyPrefix = keyPrefix;
         this.watchdogLeaseMs = watchdogLease.toMillis();
         this.commandTimeoutMs = commandTimeout.toMillis();
+        this.waiterTimeoutMs = waiterTimeout.toMillis();
         this.clientId = randomId();
         this.holderPrefix = clean(clientName) + "\t" + clean(HOST) + "\t" + PID + "\t";
         this.listeners = List.copyOf(listeners);
@@ -120,6 +123,11 @@ public final class LockEngine implements AutoCloseable {
         return watchdogLeaseMs;
     }
 
+    /** How long a queued waiter (fair lock, waiting writer) keeps its place without asking again. */
+    long waiterTimeoutMs() {
+        return waiterTimeoutMs;
+    }
+
     /** How long a waiter sleeps when the holder's key has no TTL (should not happen): one watchdog lease. */
     long idleRetryNanos() {
         return TimeUnit.MILLISECONDS.toNanos(watchdogLeaseMs);
@@ -149,15 +157,22 @@ public final class LockEngine implements AutoCloseable {
         return threadHolds;
     }
 
-    Acquisition acquire(LockTarget target, String owner, long leaseMs, boolean reentry, long waitNanos) {
+    /**
+     * Starts the acquire loop.
+     *
+     * @param downgradeFrom read lock: the owner id of the calling thread's write hold, else ""
+     */
+    Acquisition acquire(LockTarget target, LockKind kind, String owner, long leaseMs, boolean reentry, long waitNanos,
+                        String downgradeFrom) {
         if (closed) {
             throw new IllegalStateException("the LockClient is closed");
         }
-        return new Acquisition(this, target, owner, holderDescription(), leaseMs, reentry, waitNanos).start();
+        return new Acquisition(this, target, kind, owner, holderDescription(), leaseMs, reentry, waitNanos, downgradeFrom)
+                .start();
     }
 
     Hold register(Acquisition acquisition, AcquireReply.Granted grant, boolean renewed) {
-        Hold hold = new Hold(acquisition.target(), acquisition.owner(), acquisition.holder(), grant.token(),
+        Hold hold = new Hold(acquisition.target(), acquisition.kind(), acquisition.owner(), acquisition.holder(), grant.token(),
                 acquisition.leaseMs(), renewed, grant.validUntilNanos());
         holds.add(hold);
         if (renewed) {
@@ -187,7 +202,7 @@ public final class LockEngine implements AutoCloseable {
             return CompletableFuture.failedFuture(loss);
         }
         LockTarget target = hold.target;
-        return store.release(target, hold.owner, hold.token).handle((holdsLeft, error) -> {
+        return store.release(target, hold.kind, hold.owner, hold.token).handle((holdsLeft, error) -> {
             if (error != null) {
                 LockBackendException failure = (LockBackendException) Failures.unwrap(error);
                 throw new LockBackendException(failure.getMessage() + "; the lease (" + hold.leaseMs
@@ -200,7 +215,7 @@ public final class LockEngine implements AutoCloseable {
             }
             if (last && holdsLeft > 0) {
                 // Redis counted a re-entry whose reply never reached us: drop it so the lock frees now
-                store.abandon(target, hold.owner);
+                store.abandon(target, hold.kind, hold.owner);
             }
             return null;
         });
@@ -210,9 +225,10 @@ public final class LockEngine implements AutoCloseable {
         return store.forceRelease(target);
     }
 
-    CompletableFuture<LockInfo> inspect(LockTarget target) {
+    /** The lock's state as the kind sees it; {@link LockKind#REENTRANT} shows whoever holds it. */
+    CompletableFuture<LockInfo> inspect(LockTarget target, LockKind kind) {
         CompletableFuture<Long> waiting = store.waitingClients(target).exceptionally(error -> 0L);
-        return store.inspect(target).thenCombine(waiting, (state, waitingClients) -> {
+        return store.inspect(target, kind).thenCombine(waiting, (state, waitingClients) -> {
             if (!state.isHeld()) {
                 return new LockInfo(target.name(), target.key(), Optional.empty(), 0, Duration.ZERO, 0, waitingClients);
             }
@@ -228,7 +244,7 @@ public final class LockEngine implements AutoCloseable {
             List<CompletableFuture<LockInfo>> infos = new ArrayList<>();
             for (String key : keys) {
                 String name = key.substring(keyPrefix.length() + 1, key.length() - 1);
-                infos.add(inspect(target(name)));
+                infos.add(inspect(target(name), LockKind.REENTRANT));
             }
             return CompletableFuture.allOf(infos.toArray(CompletableFuture[]::new)).thenApply(done -> infos.stream()
                     .map(CompletableFuture::join)
@@ -272,7 +288,7 @@ public final class LockEngine implements AutoCloseable {
         for (Hold hold : List.copyOf(holds)) {
             forget(hold);
             hold.markLost("the LockClient was closed, which released it");
-            releases.add(store.abandon(hold.target, hold.owner));
+            releases.add(store.abandon(hold.target, hold.kind, hold.owner));
         }
         try {
             CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new))

@@ -20,24 +20,31 @@ interface LockStore extends AutoCloseable {
     String describe();
 
     /**
-     * One attempt. When its outcome is unknown (timeout) the store has already sent a best-effort
-     * release of a fresh attempt before failing the future.
+     * One attempt of the given kind. When its outcome is unknown (timeout) the store has already
+     * sent a best-effort release of a fresh attempt before failing the future.
      */
-    CompletableFuture<AcquireReply> acquire(LockTarget target, String owner, long leaseMs, String holder, boolean reentry);
+    CompletableFuture<AcquireReply> acquire(LockTarget target, LockKind kind, AcquireRequest request);
 
     /** Gives back one hold: holds left ({@code > 0}), 0 when freed, -1 when the caller no longer owns it. */
-    CompletableFuture<Long> release(LockTarget target, String owner, long token);
+    CompletableFuture<Long> release(LockTarget target, LockKind kind, String owner, long token);
 
     /** Best effort: drops every hold of the owner. Never fails. */
-    CompletableFuture<Void> abandon(LockTarget target, String owner);
+    CompletableFuture<Void> abandon(LockTarget target, LockKind kind, String owner);
 
-    /** Frees the lock whoever holds it: true when it was held. */
+    /**
+     * Best effort: a waiter of a queued kind stops waiting, so its place in the queue (or its
+     * waiting mark) goes at once instead of lapsing after the waiter timeout. Never fails.
+     */
+    CompletableFuture<Void> leave(LockTarget target, LockKind kind, String waiterId);
+
+    /** Frees the lock whoever holds it, whatever its kind: true when it was held. */
     CompletableFuture<Boolean> forceRelease(LockTarget target);
 
-    /** Extends the leases of the holds, all in as few round trips as possible. */
+    /** Extends the leases of the holds (of any kinds), all in as few round trips as possible. */
     CompletableFuture<Renewal[]> renew(List<Hold> holds, long leaseMs);
 
-    CompletableFuture<LockState> inspect(LockTarget target);
+    /** The lock's state as the kind sees it (a read lock: its readers; a write lock: its writer). */
+    CompletableFuture<LockState> inspect(LockTarget target, LockKind kind);
 
     /** Connections waiting on the lock's channel (on a quorum: the most any node reports). */
     CompletableFuture<Long> waitingClients(LockTarget target);

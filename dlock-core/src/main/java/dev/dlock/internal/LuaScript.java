@@ -13,6 +13,10 @@ import java.util.HexFormat;
  * The Lua scripts, one {@code .lua} resource each (its header is the contract). Run by EVALSHA
  * with the SHA-1 computed here, so no SCRIPT LOAD round trip is needed up front; a server whose
  * script cache is empty (restarted, failed over) answers NOSCRIPT and gets the body once.
+ *
+ * <p>Code shared by several scripts of one lock kind lives in {@code scripts/lib/}; a line
+ * {@code -- @include lib/<file>.lua} is replaced by that file when the script is loaded, so each
+ * script still reaches Redis as one self-contained body.
  */
 public enum LuaScript {
     ACQUIRE("acquire.lua", ScriptOutputType.MULTI),
@@ -21,7 +25,16 @@ public enum LuaScript {
     FORCE_RELEASE("force_release.lua", ScriptOutputType.INTEGER),
     RENEW("renew.lua", ScriptOutputType.MULTI),
     REASSERT("reassert.lua", ScriptOutputType.INTEGER),
-    INSPECT("inspect.lua", ScriptOutputType.MULTI);
+    INSPECT("inspect.lua", ScriptOutputType.MULTI),
+    FAIR_ACQUIRE("fair_acquire.lua", ScriptOutputType.MULTI),
+    FAIR_RELEASE("fair_release.lua", ScriptOutputType.INTEGER),
+    FAIR_ABANDON("fair_abandon.lua", ScriptOutputType.INTEGER),
+    FAIR_LEAVE("fair_leave.lua", ScriptOutputType.INTEGER),
+    RW_ACQUIRE("rw_acquire.lua", ScriptOutputType.MULTI),
+    RW_RELEASE("rw_release.lua", ScriptOutputType.INTEGER),
+    RW_LEAVE("rw_leave.lua", ScriptOutputType.INTEGER);
+
+    private static final String INCLUDE = "-- @include ";
 
     private final String fileName;
     private final String body;
@@ -52,6 +65,18 @@ public enum LuaScript {
     }
 
     private static String load(String fileName) {
+        StringBuilder body = new StringBuilder();
+        for (String line : read(fileName).split("\n", -1)) {
+            if (line.startsWith(INCLUDE)) {
+                body.append(read(line.substring(INCLUDE.length()).trim())).append('\n');
+            } else {
+                body.append(line).append('\n');
+            }
+        }
+        return body.toString();
+    }
+
+    private static String read(String fileName) {
         try (InputStream in = LuaScript.class.getResourceAsStream("scripts/" + fileName)) {
             if (in == null) {
                 throw new IllegalStateException("Lua script resource missing from the jar: " + fileName);

@@ -34,6 +34,7 @@ final class QuorumStore implements LockStore {
     private final long fixedNodeTimeoutMs;
     private final String floorKey;
     private final String floorTtl;
+    private final LockKind.Floor floor;
 
     /** @param nodeTimeoutMs per-node timeout; 0 to derive it from each lease (lease / 10) */
     QuorumStore(List<RedisNode> nodes, String keyPrefix, long commandTimeoutMs, long nodeTimeoutMs) {
@@ -43,6 +44,7 @@ final class QuorumStore implements LockStore {
         this.fixedNodeTimeoutMs = nodeTimeoutMs;
         this.floorKey = keyPrefix + "token-floor";
         this.floorTtl = Long.toString(DEFAULT_FLOOR_TTL_MS);
+        this.floor = new LockKind.Floor(floorKey, floorTtl);
     }
 
     /** Per-node timeout for a lease: a tenth of it (so a slow node costs at most 10% of the validity). */
@@ -77,24 +79,25 @@ final class QuorumStore implements LockStore {
     }
 
     @Override
-    public CompletableFuture<AcquireReply> acquire(LockTarget target, String owner, long leaseMs, String holder,
-                                                   boolean reentry) {
+    public CompletableFuture<AcquireReply> acquire(LockTarget target, LockKind kind, AcquireRequest request) {
         long startNanos = System.nanoTime();
-        long timeoutMs = nodeTimeoutMs(leaseMs);
-        String[] keys = {target.key(), floorKey};
+        long timeoutMs = nodeTimeoutMs(request.leaseMs());
+        ScriptCall call = kind.acquire(target, request, floor);
         return Fanout.<List<?>, AcquireReply>call(nodes, timeoutMs,
-                node -> node.eval(LuaScript.ACQUIRE, keys, owner, Long.toString(leaseMs), holder, reentry ? "1" : "0")
-                        .thenApply(reply -> (List<?>) reply),
-                replies -> decideAcquire(replies, target, owner, leaseMs, reentry, startNanos, timeoutMs));
+                node -> call.on(node).thenApply(reply -> (List<?>) reply),
+                replies -> decideAcquire(replies, target, kind, request, startNanos, timeoutMs));
     }
 
-    private Optional<AcquireReply> decideAcquire(Fanout<List<?>> replies, LockTarget target, String owner, long leaseMs,
-                                                 boolean reentry, long startNanos, long timeoutMs) {
+    private Optional<AcquireReply> decideAcquire(Fanout<List<?>> replies, LockTarget target, LockKind kind,
+                                                 AcquireRequest request, long startNanos, long timeoutMs) {
+        long leaseMs = request.leaseMs();
+        boolean reentry = request.reentry();
         int granted = 0;
         int refused = 0;
         long token = 0;
         int holdCount = 0;
         long retryAfterMs = Long.MAX_VALUE;
+        List<Long> tickets = new ArrayList<>();
         for (int i = 0; i < replies.size(); i++) {
             List<?> reply = replies.reply(i);
             if (reply == null) {
@@ -108,6 +111,9 @@ final class QuorumStore implements LockStore {
             } else if (decoded instanceof AcquireReply.Busy busy) {
                 refused++;
                 retryAfterMs = Math.min(retryAfterMs, Math.max(0, busy.retryAfterMs()));
+                if (busy.ticket() > 0) {
+                    tickets.add(busy.ticket());
+                }
             } else {
                 refused++;
             }
@@ -118,8 +124,8 @@ final class QuorumStore implements LockStore {
                 return Optional.of(new AcquireReply.Granted(token, holdCount, validUntil));
             }
             // granted too slowly to be of use: give it back and try again
-            abandonUnsettled(replies, target, owner, true);
-            return Optional.of(new AcquireReply.Busy(0, true));
+            abandonUnsettled(replies, target, kind, request, true);
+            return Optional.of(new AcquireReply.Busy(0, true, agreedTicket(request, tickets)));
         }
         int errors = replies.errorCount();
         boolean quorumStillPossible = replies.size() - refused - errors >= quorum;
@@ -127,7 +133,7 @@ final class QuorumStore implements LockStore {
             return Optional.empty();
         }
         if (!reentry) {
-            abandonUnsettled(replies, target, owner, false);
+            abandonUnsettled(replies, target, kind, request, false);
         }
         if (replies.size() - errors < quorum) {
             throw new LockBackendException((reentry ? "re-entry" : "acquire") + " failed for lock '" + target.name()
@@ -139,35 +145,47 @@ final class QuorumStore implements LockStore {
             // with the re-entry flag a node refuses only when the caller no longer owns the lock there
             return Optional.of(new AcquireReply.LostOnReentry());
         }
-        return Optional.of(new AcquireReply.Busy(retryAfterMs == Long.MAX_VALUE ? 0 : retryAfterMs, granted > 0));
+        return Optional.of(new AcquireReply.Busy(retryAfterMs == Long.MAX_VALUE ? 0 : retryAfterMs, granted > 0,
+                agreedTicket(request, tickets)));
+    }
+
+    /**
+     * A fair waiter's place, the same on every node: each node that queued it first proposed its
+     * own server time; the median of the proposals seen is kept and sent on every later attempt,
+     * so that all nodes order the waiters alike (different orders per node would let every waiter
+     * win a minority and no one a quorum, again and again).
+     */
+    private static long agreedTicket(AcquireRequest request, List<Long> tickets) {
+        if (request.ticket() > 0 || tickets.isEmpty()) {
+            return request.ticket();
+        }
+        tickets.sort(null);
+        return tickets.get(tickets.size() / 2);
     }
 
     /**
      * Releases a failed attempt wherever it may have been granted: on nodes that granted, failed or
-     * have not answered yet (their grant may still come; the release queues behind it).
+     * have not answered yet (their grant may still come; the release queues behind it). A fair
+     * waiter that goes on waiting keeps its place there.
      */
-    private void abandonUnsettled(Fanout<List<?>> replies, LockTarget target, String owner, boolean everywhere) {
+    private void abandonUnsettled(Fanout<List<?>> replies, LockTarget target, LockKind kind, AcquireRequest request,
+                                  boolean everywhere) {
+        ScriptCall abandon = kind.abandon(target, request.owner(), floor, request.mayWait() ? request : null);
         for (int i = 0; i < replies.size(); i++) {
             List<?> reply = replies.reply(i);
             boolean refused = reply != null && !(Replies.acquire(reply, 0) instanceof AcquireReply.Granted);
             if (everywhere || !refused) {
-                abandonOn(replies.node(i), target, owner);
+                abandon.on(replies.node(i)).exceptionally(error -> null);
             }
         }
     }
 
-    private CompletableFuture<Object> abandonOn(RedisNode node, LockTarget target, String owner) {
-        return node.eval(LuaScript.ABANDON, new String[] {target.key(), floorKey}, owner, target.channel(), "0", floorTtl)
-                .exceptionally(error -> null);
-    }
-
     @Override
-    public CompletableFuture<Long> release(LockTarget target, String owner, long token) {
+    public CompletableFuture<Long> release(LockTarget target, LockKind kind, String owner, long token) {
         long timeoutMs = operationTimeoutMs();
-        String[] keys = {target.key(), floorKey};
+        ScriptCall call = kind.release(target, owner, token, floor);
         return Fanout.<Long, Long>call(nodes, timeoutMs,
-                node -> node.eval(LuaScript.RELEASE, keys, owner, target.channel(), Long.toString(token), floorTtl)
-                        .thenApply(reply -> (Long) reply),
+                node -> call.on(node).thenApply(reply -> (Long) reply),
                 replies -> {
                     int released = 0;
                     int notOwner = 0;
@@ -200,9 +218,22 @@ final class QuorumStore implements LockStore {
     }
 
     @Override
-    public CompletableFuture<Void> abandon(LockTarget target, String owner) {
+    public CompletableFuture<Void> abandon(LockTarget target, LockKind kind, String owner) {
+        return everywhere(kind.abandon(target, owner, floor, null));
+    }
+
+    @Override
+    public CompletableFuture<Void> leave(LockTarget target, LockKind kind, String waiterId) {
+        ScriptCall leave = kind.leave(target, waiterId);
+        return leave == null ? CompletableFuture.completedFuture(null) : everywhere(leave);
+    }
+
+    /** Best effort on every node, each bounded by the operation timeout; never fails. */
+    private CompletableFuture<Void> everywhere(ScriptCall call) {
         List<CompletableFuture<Object>> all = new ArrayList<>();
-        nodes.forEach(node -> all.add(abandonOn(node, target, owner)));
+        long timeoutMs = operationTimeoutMs();
+        nodes.forEach(node -> all.add(call.on(node).orTimeout(timeoutMs, TimeUnit.MILLISECONDS)
+                .exceptionally(error -> null)));
         return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
     }
 
@@ -266,18 +297,17 @@ final class QuorumStore implements LockStore {
         for (int i = 0; i < replies.size(); i++) {
             long[] reply = replies.reply(i);
             if (reply != null && reply[holdIndex] == 0) {
-                replies.node(i).eval(LuaScript.REASSERT, new String[] {hold.target.key()}, hold.owner,
-                        Long.toString(leaseMs), Long.toString(hold.token), Integer.toString(Math.max(1, hold.count)),
-                        hold.holder).exceptionally(error -> null);
+                hold.kind.reassert(hold, leaseMs).on(replies.node(i)).exceptionally(error -> null);
             }
         }
     }
 
     @Override
-    public CompletableFuture<LockState> inspect(LockTarget target) {
+    public CompletableFuture<LockState> inspect(LockTarget target, LockKind kind) {
         long timeoutMs = operationTimeoutMs();
+        ScriptCall call = kind.inspect(target);
         return Fanout.<LockState, LockState>call(nodes, timeoutMs,
-                node -> node.eval(LuaScript.INSPECT, new String[] {target.key()}).thenApply(reply -> Replies.state((List<?>) reply)),
+                node -> call.on(node).thenApply(reply -> Replies.state((List<?>) reply)),
                 replies -> {
                     if (!replies.allAnswered()) {
                         return Optional.empty();

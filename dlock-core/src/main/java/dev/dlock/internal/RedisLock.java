@@ -12,17 +12,35 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
 
-/** The reentrant lock on one Redis. Thread-bound holds live in the engine, keyed by lock and owner. */
+/**
+ * Every kind of lock ({@link LockKind}): reentrant, fair, and the two sides of a read-write lock.
+ * Thread-bound holds live in the engine, keyed by kind, lock name and thread; the kind only
+ * chooses the scripts, plus two rules of the read-write lock checked here: a thread that holds
+ * the write lock may take the read lock (downgrade), one that holds only the read lock may not
+ * take the write lock (upgrade: it would wait for itself).
+ */
 public final class RedisLock implements DistributedLock {
 
     private static final long WAIT_FOREVER = -1;
 
     private final LockEngine engine;
     private final LockTarget target;
+    private final LockKind kind;
 
-    public RedisLock(LockEngine engine, String name) {
+    RedisLock(LockEngine engine, String name, LockKind kind) {
         this.engine = engine;
         this.target = engine.target(Validation.lockName(name));
+        this.kind = kind;
+    }
+
+    /** The reentrant lock of this name. */
+    public static DistributedLock reentrant(LockEngine engine, String name) {
+        return new RedisLock(engine, name, LockKind.REENTRANT);
+    }
+
+    /** The fair lock of this name. */
+    public static DistributedLock fair(LockEngine engine, String name) {
+        return new RedisLock(engine, name, LockKind.FAIR);
     }
 
     @Override
@@ -78,13 +96,19 @@ public final class RedisLock implements DistributedLock {
         if (interruptible && Thread.interrupted()) {
             throw new InterruptedException("interrupted before acquiring lock '" + name() + "'");
         }
-        String holdKey = holdKey();
+        String holdKey = holdKey(kind);
         Hold held = engine.threadHolds().get(holdKey);
         if (held != null) {
             reenter(held, leaseMs);
             return true;
         }
-        Acquisition acquisition = engine.acquire(target, engine.ownerPrefix(), leaseMs, false, waitNanos);
+        if (kind == LockKind.WRITE && engine.threadHolds().containsKey(holdKey(LockKind.READ))) {
+            throw new IllegalMonitorStateException("thread '" + Thread.currentThread().getName() + "' holds the read lock of '"
+                    + name() + "' and asked for its write lock: an upgrade would wait for its own read hold forever. "
+                    + "Unlock the read lock first (a writer may take the read lock, not the other way round)");
+        }
+        Acquisition acquisition = engine.acquire(target, kind, engine.ownerPrefix(), leaseMs, false, waitNanos,
+                downgradeFrom());
         AcquireReply.Granted grant = interruptible
                 ? awaitInterruptibly(acquisition)
                 : Blocking.awaitUninterruptibly(acquisition.result());
@@ -101,7 +125,7 @@ public final class RedisLock implements DistributedLock {
             throw Failures.forCaller(loss);
         }
         try {
-            Blocking.awaitUninterruptibly(engine.acquire(target, held.owner, leaseMs, true, 0).result());
+            Blocking.awaitUninterruptibly(engine.acquire(target, kind, held.owner, leaseMs, true, 0, "").result());
         } catch (LockLostException e) {
             engine.lost(held, "it was gone when its holder re-entered (lease expired or force-released)");
             throw Failures.forCaller(held.lossOrNull());
@@ -121,7 +145,7 @@ public final class RedisLock implements DistributedLock {
             try {
                 AcquireReply.Granted raced = acquisition.result().get(boundMs, TimeUnit.MILLISECONDS);
                 if (raced != null) {
-                    engine.store().abandon(target, acquisition.owner()).get(boundMs, TimeUnit.MILLISECONDS);
+                    engine.store().abandon(target, kind, acquisition.owner()).get(boundMs, TimeUnit.MILLISECONDS);
                 }
             } catch (ExecutionException | TimeoutException | InterruptedException ignored) {
                 // the acquire failed or hangs: Failures already sent a best-effort release
@@ -132,10 +156,10 @@ public final class RedisLock implements DistributedLock {
 
     @Override
     public void unlock() {
-        String holdKey = holdKey();
+        String holdKey = holdKey(kind);
         Hold held = engine.threadHolds().get(holdKey);
         if (held == null) {
-            throw new IllegalMonitorStateException("lock '" + name() + "' is not held by the current thread '"
+            throw new IllegalMonitorStateException(kind.label() + " '" + name() + "' is not held by the current thread '"
                     + Thread.currentThread().getName() + "'");
         }
         boolean last = held.count == 1;
@@ -165,13 +189,13 @@ public final class RedisLock implements DistributedLock {
 
     @Override
     public boolean isHeldByCurrentThread() {
-        Hold held = engine.threadHolds().get(holdKey());
+        Hold held = engine.threadHolds().get(holdKey(kind));
         return held != null && !held.isKnownInvalid();
     }
 
     @Override
     public int getHoldCount() {
-        Hold held = engine.threadHolds().get(holdKey());
+        Hold held = engine.threadHolds().get(holdKey(kind));
         return held == null ? 0 : held.count;
     }
 
@@ -182,9 +206,9 @@ public final class RedisLock implements DistributedLock {
 
     @Override
     public long fencingToken() {
-        Hold held = engine.threadHolds().get(holdKey());
+        Hold held = engine.threadHolds().get(holdKey(kind));
         if (held == null) {
-            throw new IllegalMonitorStateException("lock '" + name() + "' is not held by the current thread '"
+            throw new IllegalMonitorStateException(kind.label() + " '" + name() + "' is not held by the current thread '"
                     + Thread.currentThread().getName() + "', so it has no fencing token");
         }
         return held.token;
@@ -192,7 +216,7 @@ public final class RedisLock implements DistributedLock {
 
     @Override
     public LockInfo info() {
-        return Blocking.awaitUninterruptibly(engine.inspect(target));
+        return Blocking.awaitUninterruptibly(engine.inspect(target, kind));
     }
 
     @Override
@@ -217,7 +241,7 @@ public final class RedisLock implements DistributedLock {
     }
 
     private CompletableFuture<Optional<LockHandle>> acquireHandle(long leaseMs, boolean renewed, long waitNanos) {
-        Acquisition acquisition = engine.acquire(target, engine.ownerPrefix(), leaseMs, false, waitNanos);
+        Acquisition acquisition = engine.acquire(target, kind, engine.ownerPrefix(), leaseMs, false, waitNanos, "");
         CompletableFuture<Optional<LockHandle>> handle = new CompletableFuture<>();
         acquisition.result().whenComplete((grant, error) -> {
             if (error != null) {
@@ -252,13 +276,22 @@ public final class RedisLock implements DistributedLock {
         return handle;
     }
 
-    /** The current thread's hold on this lock is filed under the lock name and the thread id. */
-    private String holdKey() {
-        return target.name() + "\n" + Thread.currentThread().getId();
+    /** The current thread's hold on this lock is filed under the kind, the lock name and the thread id. */
+    private String holdKey(LockKind of) {
+        return of.name() + "\n" + target.name() + "\n" + Thread.currentThread().getId();
+    }
+
+    /** Read lock: the current thread's write hold of the same name, whose owner may also read. */
+    private String downgradeFrom() {
+        if (kind != LockKind.READ) {
+            return "";
+        }
+        Hold write = engine.threadHolds().get(holdKey(LockKind.WRITE));
+        return write == null || write.isKnownInvalid() ? "" : write.owner;
     }
 
     @Override
     public String toString() {
-        return "DistributedLock[" + name() + "]";
+        return "DistributedLock[" + name() + ", " + kind.label() + "]";
     }
 }

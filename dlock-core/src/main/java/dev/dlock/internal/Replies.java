@@ -19,7 +19,8 @@ final class Replies {
         if (code == -1) {
             return new AcquireReply.LostOnReentry();
         }
-        return new AcquireReply.Busy((Long) fields.get(1), false);
+        long ticket = fields.size() > 2 ? Long.parseLong(String.valueOf(fields.get(2))) : 0;
+        return new AcquireReply.Busy((Long) fields.get(1), false, ticket);
     }
 
     /** inspect.lua's reply; see its header. */
@@ -31,7 +32,7 @@ final class Replies {
                 Long.parseLong(String.valueOf(fields.get(2))), String.valueOf(fields.get(3)), (Long) fields.get(4));
     }
 
-    /** Runs renew.lua for the holds on one node: per hold 1 renewed, 0 key gone, -1 someone else's. */
+    /** Runs renew.lua for the holds (of any kind) on one node: per hold 1 renewed, 0 gone, -1 someone else's. */
     static CompletableFuture<long[]> renewOn(RedisNode node, List<Hold> holds, long leaseMs) {
         String[] keys = new String[holds.size()];
         String[] args = new String[holds.size() + 1];

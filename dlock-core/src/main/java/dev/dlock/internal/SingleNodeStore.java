@@ -31,49 +31,55 @@ final class SingleNodeStore implements LockStore {
     }
 
     @Override
-    public CompletableFuture<AcquireReply> acquire(LockTarget target, String owner, long leaseMs, String holder,
-                                                   boolean reentry) {
+    public CompletableFuture<AcquireReply> acquire(LockTarget target, LockKind kind, AcquireRequest request) {
         long startNanos = System.nanoTime();
-        return node.eval(LuaScript.ACQUIRE, new String[] {target.key()}, owner, Long.toString(leaseMs), holder,
-                reentry ? "1" : "0").handle((reply, error) -> {
-                    if (error != null) {
-                        throw failedAcquire(target, owner, reentry, error);
-                    }
-                    return Replies.acquire((List<?>) reply, validUntilNanos(startNanos, leaseMs));
-                });
+        return kind.acquire(target, request, null).on(node).handle((reply, error) -> {
+            if (error != null) {
+                throw failedAcquire(target, kind, request, error);
+            }
+            return Replies.acquire((List<?>) reply, validUntilNanos(startNanos, request.leaseMs()));
+        });
     }
 
-    private LockBackendException failedAcquire(LockTarget target, String owner, boolean reentry, Throwable error) {
-        LockBackendException failure = Failures.commandFailed(reentry ? "re-entry" : "acquire", target.name(),
+    private LockBackendException failedAcquire(LockTarget target, LockKind kind, AcquireRequest request, Throwable error) {
+        LockBackendException failure = Failures.commandFailed(request.reentry() ? "re-entry" : "acquire", target.name(),
                 target.key(), node, commandTimeoutMs, error);
-        if (reentry || !Failures.outcomeUnknown(error)) {
+        if (request.reentry() || !Failures.outcomeUnknown(error)) {
             return failure;
         }
-        abandon(target, owner);
+        abandon(target, kind, request.owner());
         return new LockBackendException(failure.getMessage() + "; a best-effort release was sent", failure.getCause());
     }
 
     @Override
-    public CompletableFuture<Long> release(LockTarget target, String owner, long token) {
-        return node.eval(LuaScript.RELEASE, new String[] {target.key()}, owner, target.channel(), Long.toString(token))
-                .handle((reply, error) -> {
-                    if (error != null) {
-                        throw Failures.commandFailed("release", target.name(), target.key(), node, commandTimeoutMs, error);
-                    }
-                    return (Long) reply;
-                });
+    public CompletableFuture<Long> release(LockTarget target, LockKind kind, String owner, long token) {
+        return kind.release(target, owner, token, null).on(node).handle((reply, error) -> {
+            if (error != null) {
+                throw Failures.commandFailed("release", target.name(), target.key(), node, commandTimeoutMs, error);
+            }
+            return (Long) reply;
+        });
     }
 
     @Override
-    public CompletableFuture<Void> abandon(LockTarget target, String owner) {
-        return node.eval(LuaScript.ABANDON, new String[] {target.key()}, owner, target.channel(), "0")
-                .handle((reply, error) -> {
-                    if (error != null) {
-                        LOG.warn("could not release lock '{}' on {}; its lease frees it: {}", target.name(),
-                                node.address(), Failures.unwrap(error).toString());
-                    }
-                    return null;
-                });
+    public CompletableFuture<Void> abandon(LockTarget target, LockKind kind, String owner) {
+        return bestEffort(kind.abandon(target, owner, null, null), target, "release");
+    }
+
+    @Override
+    public CompletableFuture<Void> leave(LockTarget target, LockKind kind, String waiterId) {
+        ScriptCall leave = kind.leave(target, waiterId);
+        return leave == null ? CompletableFuture.completedFuture(null) : bestEffort(leave, target, "leave the queue of");
+    }
+
+    private CompletableFuture<Void> bestEffort(ScriptCall call, LockTarget target, String what) {
+        return call.on(node).handle((reply, error) -> {
+            if (error != null) {
+                LOG.warn("could not {} lock '{}' on {}; its lease or deadline frees it: {}", what, target.name(),
+                        node.address(), Failures.unwrap(error).toString());
+            }
+            return null;
+        });
     }
 
     @Override
@@ -98,8 +104,8 @@ final class SingleNodeStore implements LockStore {
     }
 
     @Override
-    public CompletableFuture<LockState> inspect(LockTarget target) {
-        return node.eval(LuaScript.INSPECT, new String[] {target.key()}).handle((reply, error) -> {
+    public CompletableFuture<LockState> inspect(LockTarget target, LockKind kind) {
+        return kind.inspect(target).on(node).handle((reply, error) -> {
             if (error != null) {
                 throw Failures.commandFailed("inspect", target.name(), target.key(), node, commandTimeoutMs, error);
             }

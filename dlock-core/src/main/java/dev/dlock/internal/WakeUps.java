@@ -11,8 +11,9 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Pub/sub subscriptions shared by all waiters of a client: one per lock channel, counted by
  * waiters, on each node's pub/sub connection. A waiter takes the current {@link Channel#signal()}
- * before each acquire attempt; a release message completes that signal, so a release that lands
- * between the attempt and the wait is not missed.
+ * before each acquire attempt; a release message completes that signal with the message, so a
+ * release that lands between the attempt and the wait is not missed, and a fair waiter can tell a
+ * handoff to someone else ("token:waiterId") from one to itself.
  *
  * <p>On Redlock every node publishes each release, with the released token as message; only the
  * first copy of a message fires, so waiters retry once per release, not once per node.
@@ -91,15 +92,15 @@ final class WakeUps implements RedisNode.Listener {
         final String name;
         int waiters;
         volatile CompletableFuture<Void> subscribed;
-        private final AtomicReference<CompletableFuture<Void>> signal = new AtomicReference<>(new CompletableFuture<>());
+        private final AtomicReference<CompletableFuture<String>> signal = new AtomicReference<>(new CompletableFuture<>());
         private final AtomicReference<String> lastMessage = new AtomicReference<>();
 
         private Channel(String name) {
             this.name = name;
         }
 
-        /** Completes at the next message (or reconnect) after this call. */
-        CompletableFuture<Void> signal() {
+        /** Completes with the next message after this call, or with null at a reconnect. */
+        CompletableFuture<String> signal() {
             return signal.get();
         }
 
@@ -112,7 +113,7 @@ final class WakeUps implements RedisNode.Listener {
             if (message != null && message.equals(lastMessage.getAndSet(message))) {
                 return;
             }
-            signal.getAndSet(new CompletableFuture<>()).complete(null);
+            signal.getAndSet(new CompletableFuture<>()).complete(message);
         }
     }
 }

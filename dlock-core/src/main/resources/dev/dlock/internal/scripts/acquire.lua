@@ -33,6 +33,11 @@ end
 if owner ~= false and owner ~= ARGV[1] then
   return {0, redis.call('PTTL', KEYS[1])}
 end
+-- a hash without an owner field is a read-write lock of the same name (readers, or a writer
+-- waiting): held, as far as this lock is concerned
+if owner == false and redis.call('EXISTS', KEYS[1]) == 1 then
+  return {0, redis.call('PTTL', KEYS[1])}
+end
 
 -- Free, or still ours from an attempt whose reply the caller never saw: a fresh hold either way.
 local now = redis.call('TIME')

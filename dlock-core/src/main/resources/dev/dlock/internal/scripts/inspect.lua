@@ -1,12 +1,59 @@
--- inspect.lua: read a lock's state in one round trip, for isLocked, status and monitoring.
+-- inspect.lua: read a lock's state in one round trip, for isLocked, info, status and monitoring.
+-- Understands every kind: the exclusive holder (reentrant or fair lock, or a read-write lock's
+-- writer) and a read-write lock's readers (lib/rw_state.lua), without changing anything.
 --
 -- KEYS[1]  the lock hash <prefix>{name}
+-- ARGV[1]  optional view: "w" the writer only, "r" the readers only; otherwise the holder,
+--          else the readers
 --
--- Returns  {}                                      the lock is free
---          {owner, holdCount, token, holder, pttl}  held; token is a decimal string,
---                                                   pttl = ms left on the lease (-1: none)
-local fields = redis.call('HMGET', KEYS[1], 'o', 'c', 't', 'h')
-if fields[1] == false then
+-- Returns  {}                                      nothing held (in this view)
+--          {owner, holdCount, token, holder, pttl}  held; token is a decimal string, pttl = ms
+--                                                   left on the lease (-1: none)
+--          for readers: owner = "readers", holdCount = every read hold, token = the highest,
+--          holder = the reader with the smallest owner id, pttl = until the last read lease ends
+local view = ARGV[1] or ''
+local now
+local function server_now()
+  if not now then
+    local time = redis.call('TIME')
+    now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  end
+  return now
+end
+
+if view ~= 'r' then
+  local fields = redis.call('HMGET', KEYS[1], 'o', 'c', 't', 'h', 'e')
+  if fields[1] ~= false then
+    if fields[5] == false then
+      return {fields[1], tonumber(fields[2]), fields[3], fields[4] or '', redis.call('PTTL', KEYS[1])}
+    end
+    local left = tonumber(fields[5]) - server_now()
+    if left > 0 then
+      return {fields[1], tonumber(fields[2]), fields[3], fields[4] or '', left}
+    end
+  end
+  if view == 'w' then
+    return {}
+  end
+end
+
+local holds, token, first_owner, first_holder, last_end = 0, 0, nil, '', 0
+local fields = redis.call('HGETALL', KEYS[1])
+for i = 1, #fields, 2 do
+  if string.sub(fields[i], 1, 2) == 'r:' then
+    local count, ends, held_token, who = string.match(fields[i + 1], '^(%d+):(%d+):(%d+):(.*)$')
+    if tonumber(ends) > server_now() then
+      local reader = string.sub(fields[i], 3)
+      holds = holds + tonumber(count)
+      token = math.max(token, tonumber(held_token))
+      last_end = math.max(last_end, tonumber(ends))
+      if first_owner == nil or reader < first_owner then
+        first_owner, first_holder = reader, who
+      end
+    end
+  end
+end
+if holds == 0 then
   return {}
 end
-return {fields[1], tonumber(fields[2]), fields[3], fields[4] or '', redis.call('PTTL', KEYS[1])}
+return {'readers', holds, string.format('%.0f', token), first_holder, last_end - server_now()}

@@ -9,12 +9,44 @@
 -- ARGV[3]  fencing token of the hold
 -- ARGV[4]  hold count
 -- ARGV[5]  holder description
+-- ARGV[6]  optional: "w" a read-write lock's writer, "r" one of its readers (layout in
+--          lib/rw_state.lua); otherwise a reentrant or fair lock
 --
 -- Returns  1  re-created
---          0  the key exists (ours or someone else's); nothing was changed
-if redis.call('EXISTS', KEYS[1]) == 1 then
+--          0  the key holds something in the way (ours or someone else's); nothing was changed
+local mode = ARGV[6] or ''
+if mode == '' then
+  if redis.call('EXISTS', KEYS[1]) == 1 then
+    return 0
+  end
+  redis.call('HSET', KEYS[1], 'o', ARGV[1], 'c', ARGV[4], 't', ARGV[3], 'h', ARGV[5])
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+
+local time = redis.call('TIME')
+local lease_end = string.format('%.0f', tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) + tonumber(ARGV[2]))
+if redis.call('HEXISTS', KEYS[1], 'o') == 1 then
   return 0
 end
-redis.call('HSET', KEYS[1], 'o', ARGV[1], 'c', ARGV[4], 't', ARGV[3], 'h', ARGV[5])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
+if mode == 'w' then
+  local fields = redis.call('HKEYS', KEYS[1])
+  for _, field in ipairs(fields) do
+    if string.sub(field, 1, 2) == 'r:' then
+      return 0
+    end
+  end
+  redis.call('HSET', KEYS[1], 'o', ARGV[1], 'c', ARGV[4], 't', ARGV[3], 'h', ARGV[5], 'e', lease_end)
+else
+  if redis.call('HEXISTS', KEYS[1], 'r:' .. ARGV[1]) == 1 then
+    return 0
+  end
+  redis.call('HSET', KEYS[1], 'r:' .. ARGV[1], ARGV[4] .. ':' .. lease_end .. ':' .. ARGV[3] .. ':' .. ARGV[5])
+end
+if tonumber(redis.call('HGET', KEYS[1], 'm') or '0') < tonumber(ARGV[3]) then
+  redis.call('HSET', KEYS[1], 'm', ARGV[3])
+end
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
 return 1

@@ -1,0 +1,388 @@
+package dev.dlock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.dlock.testing.RedisServer;
+import dev.dlock.testing.RedisServers;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The properties every lock type promises, checked against each of them (reentrant, fair, and the
+ * read and write sides of a read-write lock) on one Redis and over Redlock (5 masters). Where a
+ * property is about exclusion, the read lock is checked against its writer.
+ */
+class LockContractTest {
+
+    @RegisterExtension
+    static final RedisServers single = RedisServers.standalone();
+
+    @RegisterExtension
+    static final RedisServers quorum = RedisServers.masters(5);
+
+    private final TestClients clients = new TestClients();
+
+    @AfterEach
+    void closeClients() throws Exception {
+        clients.close();
+    }
+
+    enum Kind {
+        REENTRANT, FAIR, READ, WRITE;
+
+        DistributedLock of(LockClient client, String name) {
+            return switch (this) {
+                case REENTRANT -> client.getLock(name);
+                case FAIR -> client.getFairLock(name);
+                case READ -> client.getReadWriteLock(name).readLock();
+                case WRITE -> client.getReadWriteLock(name).writeLock();
+            };
+        }
+
+        /** A lock of the same name that this one excludes (for the read lock: the writer). */
+        DistributedLock rival(LockClient client, String name) {
+            return this == READ ? client.getReadWriteLock(name).writeLock() : of(client, name);
+        }
+    }
+
+    enum Backend { ONE_REDIS, REDLOCK }
+
+    record Subject(Kind kind, Backend backend) {
+        @Override
+        public String toString() {
+            return kind + " on " + backend;
+        }
+    }
+
+    static Stream<Subject> subjects() {
+        return Stream.of(Backend.values()).flatMap(backend -> Stream.of(Kind.values()).map(kind -> new Subject(kind, backend)));
+    }
+
+    @Retention(RetentionPolicy.RUNTIME)
+    @Target(ElementType.METHOD)
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("subjects")
+    @interface Contract {
+    }
+
+    private LockClient.Builder builder(Subject subject) {
+        // a fixed node timeout: the default (a tenth of a short test lease) is too tight on a busy machine
+        return subject.backend() == Backend.ONE_REDIS
+                ? LockClient.builder().redisUri(single.server().uri())
+                : LockClient.builder().redlockNodes(quorum.uris().toArray(String[]::new))
+                        .redlockNodeTimeout(Duration.ofMillis(250));
+    }
+
+    private LockClient client(Subject subject) {
+        return client(subject, LockClient.DEFAULT_LEASE);
+    }
+
+    private LockClient client(Subject subject, Duration watchdogLease) {
+        return clients.track(builder(subject)
+                .defaultLease(watchdogLease)
+                .commandTimeout(Duration.ofMillis(Math.min(2000, watchdogLease.toMillis() / 4)))
+                .build());
+    }
+
+    private static List<RedisServer> servers(Subject subject) {
+        return subject.backend() == Backend.ONE_REDIS ? single.all() : quorum.all();
+    }
+
+    /**
+     * The token {@code info()} shows for a hold. Over Redlock it is the largest any node proposed,
+     * which may exceed the hold's own (the maximum over the nodes that formed the quorum first).
+     */
+    private static void assertShownToken(Subject subject, LockInfo info, long holdToken) {
+        if (subject.backend() == Backend.ONE_REDIS) {
+            assertThat(info.fencingToken()).isEqualTo(holdToken);
+        } else {
+            assertThat(info.fencingToken()).isGreaterThanOrEqualTo(holdToken);
+        }
+    }
+
+    /** No lock key, queue or waiting mark is left on any node (Redlock keeps one token floor per node). */
+    private static void assertNothingLeft(Subject subject) {
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            for (RedisServer server : servers(subject)) {
+                assertThat(server.keys("dlock:{*")).as(server.uri()).isEmpty();
+            }
+        });
+    }
+
+    @Contract
+    void holdersExcludeEachOtherAsTheKindSays(Subject subject) throws Exception {
+        List<LockClient> both = List.of(client(subject), client(subject));
+        if (subject.kind() == Kind.READ) {
+            DistributedLock first = both.get(0).getReadWriteLock("shared").readLock();
+            DistributedLock second = both.get(1).getReadWriteLock("shared").readLock();
+            first.lock();
+            assertThat(second.tryLock(5, TimeUnit.SECONDS)).as("readers share").isTrue();
+            assertThat(Kind.READ.rival(client(subject), "shared").tryLock()).as("the writer waits for them").isFalse();
+            first.unlock();
+            second.unlock();
+            assertNothingLeft(subject);
+            return;
+        }
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                DistributedLock lock = subject.kind().of(both.get(t % 2), "shared");
+                done.add(pool.submit(() -> {
+                    for (int i = 0; i < 10; i++) {
+                        lock.lock();
+                        try {
+                            if (inside.incrementAndGet() != 1) {
+                                overlaps.incrementAndGet();
+                            }
+                            LockSupport.parkNanos(200_000);
+                            inside.decrementAndGet();
+                        } finally {
+                            lock.unlock();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(overlaps.get()).isZero();
+        assertNothingLeft(subject);
+    }
+
+    @Contract
+    void reentryCountsHoldsKeepsTheTokenAndOnlyTheLastUnlockFrees(Subject subject) throws Exception {
+        DistributedLock lock = subject.kind().of(client(subject), "reentry");
+        DistributedLock rival = subject.kind().rival(client(subject), "reentry");
+        lock.lock();
+        long token = lock.fencingToken();
+        lock.lock();
+        assertThat(lock.tryLock(1, TimeUnit.SECONDS)).isTrue();
+        assertThat(lock.getHoldCount()).isEqualTo(3);
+        assertThat(lock.fencingToken()).isEqualTo(token);
+        assertThat(lock.info().holdCount()).isEqualTo(3);
+
+        lock.unlock();
+        lock.unlock();
+        assertThat(lock.isLocked()).isTrue();
+        assertThat(rival.tryLock()).isFalse();
+        lock.unlock();
+        assertThat(lock.getHoldCount()).isZero();
+        assertThat(lock.isLocked()).isFalse();
+        assertThat(rival.tryLock(5, TimeUnit.SECONDS)).isTrue();
+        rival.unlock();
+        assertNothingLeft(subject);
+    }
+
+    @Contract
+    void onlyTheOwnerUnlocks(Subject subject) throws Exception {
+        LockClient client = client(subject);
+        DistributedLock lock = subject.kind().of(client, "owned");
+        lock.lock();
+
+        CompletableFuture<Throwable> otherThread = CompletableFuture.supplyAsync(() -> {
+            try {
+                subject.kind().of(client, "owned").unlock();
+                return null;
+            } catch (Throwable e) {
+                return e;
+            }
+        });
+        assertThat(otherThread.get(5, TimeUnit.SECONDS))
+                .isExactlyInstanceOf(IllegalMonitorStateException.class)
+                .hasMessageContaining("owned");
+        DistributedLock otherClients = subject.kind().of(client(subject), "owned");
+        assertThatThrownBy(otherClients::unlock).isExactlyInstanceOf(IllegalMonitorStateException.class);
+        assertThat(otherClients.isLocked()).isTrue();
+        assertThat(lock.isHeldByCurrentThread()).isTrue();
+        lock.unlock();
+        assertNothingLeft(subject);
+    }
+
+    @Contract
+    void busyIsFalseNotAnException(Subject subject) throws Exception {
+        DistributedLock lock = subject.kind().of(client(subject), "busy");
+        DistributedLock rival = subject.kind().rival(client(subject), "busy");
+        lock.lock();
+        assertThat(rival.tryLock()).isFalse();
+        assertThat(rival.tryLock(Duration.ofMillis(100), Duration.ofSeconds(5))).isFalse();
+        assertThat(rival.tryAcquireAsync(Duration.ZERO).get(5, TimeUnit.SECONDS)).isEmpty();
+        lock.unlock();
+        assertNothingLeft(subject);
+    }
+
+    @Contract
+    void expiredLeaseIsReportedAsLostAndSparesTheNextHolder(Subject subject) throws Exception {
+        CompletableFuture<LockLostException> told = new CompletableFuture<>();
+        LockClient holder = clients.track(builder(subject).listener(told::complete).build());
+        DistributedLock lock = subject.kind().of(holder, "expiring");
+        assertThat(lock.tryLock(Duration.ZERO, Duration.ofMillis(500))).isTrue();
+        long token = lock.fencingToken();
+
+        DistributedLock rival = subject.kind().rival(client(subject), "expiring");
+        assertThat(rival.tryLock(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(rival.fencingToken()).isGreaterThan(token);
+        assertThat(lock.isHeldByCurrentThread()).isFalse();
+        assertThatThrownBy(lock::unlock)
+                .isInstanceOf(LockLostException.class)
+                .hasMessageContaining("expiring")
+                .satisfies(e -> assertThat(((LockLostException) e).fencingToken()).isEqualTo(token));
+        assertThat(told.get(5, TimeUnit.SECONDS).lockName()).isEqualTo("expiring");
+        assertThat(rival.isHeldByCurrentThread()).isTrue();
+        assertShownToken(subject, rival.info(), rival.fencingToken());
+        rival.unlock();
+        assertNothingLeft(subject);
+    }
+
+    @Contract
+    void watchdogKeepsAHoldPastItsLease(Subject subject) throws Exception {
+        Duration lease = Duration.ofMillis(600);
+        DistributedLock lock = subject.kind().of(client(subject, lease), "long-hold");
+        DistributedLock rival = subject.kind().rival(client(subject, lease), "long-hold");
+        lock.lock();
+        long token = lock.fencingToken();
+        long end = System.nanoTime() + lease.toNanos() * 5 / 2;
+        while (System.nanoTime() < end) {
+            assertThat(rival.tryLock(lease.toMillis() / 5, TimeUnit.MILLISECONDS)).isFalse();
+        }
+        assertThat(lock.isHeldByCurrentThread()).isTrue();
+        assertShownToken(subject, lock.info(), token);
+        lock.unlock();
+        assertNothingLeft(subject);
+    }
+
+    @Contract
+    void everyFreshHoldGetsAGreaterToken(Subject subject) throws Exception {
+        LockClient a = client(subject);
+        LockClient b = client(subject);
+        long previous = 0;
+        for (int i = 0; i < 12; i++) {
+            LockClient client = i % 2 == 0 ? a : b;
+            // the read lock alternates with its writer: a write after a read gets a greater token too
+            DistributedLock lock = i % 3 == 2 ? subject.kind().rival(client, "tokens") : subject.kind().of(client, "tokens");
+            lock.lock();
+            assertThat(lock.fencingToken()).as("hold %d", i).isGreaterThan(previous);
+            previous = lock.fencingToken();
+            lock.unlock();
+        }
+        assertNothingLeft(subject);
+    }
+
+    @Contract
+    void handleIsReleasedFromAnotherThreadAndTheWaitingHandleGetsIt(Subject subject) throws Exception {
+        DistributedLock lock = subject.kind().of(client(subject), "handles");
+        DistributedLock rival = subject.kind().rival(client(subject), "handles");
+        ExecutorService acquirer = Executors.newSingleThreadExecutor();
+        try {
+            LockHandle first = acquirer.submit(() -> lock.acquireAsync(Duration.ofSeconds(30)).get(5, TimeUnit.SECONDS)).get();
+            assertThat(first.isValid()).isTrue();
+            assertThat(lock.isLocked()).isTrue();
+            assertShownToken(subject, lock.info(), first.fencingToken());
+
+            CompletableFuture<Optional<LockHandle>> second = rival.tryAcquireAsync(Duration.ofSeconds(20));
+            assertThat(second).isNotDone();
+            CompletableFuture.runAsync(first::release).get(5, TimeUnit.SECONDS);
+            assertThat(first.isValid()).isFalse();
+            try (LockHandle next = second.get(10, TimeUnit.SECONDS).orElseThrow()) {
+                assertThat(next.fencingToken()).isGreaterThan(first.fencingToken());
+            }
+            assertThatThrownBy(first::release).isInstanceOf(IllegalStateException.class);
+        } finally {
+            acquirer.shutdown();
+        }
+        assertNothingLeft(subject);
+    }
+
+    @Contract
+    void forceUnlockFreesTheLockAndTheHolderLearnsItLostIt(Subject subject) throws Exception {
+        DistributedLock lock = subject.kind().of(client(subject), "forced");
+        DistributedLock operator = subject.kind().of(client(subject), "forced");
+        lock.lock();
+        assertThat(operator.forceUnlock()).isTrue();
+        assertThat(operator.forceUnlock()).isFalse();
+        assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class).hasMessageContaining("forced");
+        assertNothingLeft(subject);
+    }
+
+    @Contract
+    void waitersThatGiveUpAndHoldersThatLeaveLeaveNothingBehind(Subject subject) throws Exception {
+        DistributedLock lock = subject.kind().of(client(subject), "left-behind");
+        LockClient waiters = client(subject);
+        lock.lock();
+        // timed out, interrupted, cancelled
+        assertThat(subject.kind().rival(waiters, "left-behind").tryLock(200, TimeUnit.MILLISECONDS)).isFalse();
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread interrupted = new Thread(() -> {
+            try {
+                subject.kind().rival(waiters, "left-behind").lockInterruptibly();
+            } catch (Throwable e) {
+                thrown.set(e);
+            }
+        });
+        interrupted.start();
+        CompletableFuture<LockHandle> cancelled = subject.kind().rival(waiters, "left-behind").acquireAsync();
+        await().atMost(Duration.ofSeconds(5)).until(() -> interrupted.getState() == Thread.State.WAITING);
+        interrupted.interrupt();
+        interrupted.join(10_000);
+        assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
+        assertThat(cancelled.cancel(true)).isTrue();
+        lock.unlock();
+        assertNothingLeft(subject);
+    }
+
+    @Contract
+    void infoShowsHolderTokenAndLease(Subject subject) throws Exception {
+        LockClient client = clients.track(builder(subject).clientName("billing-7").build());
+        DistributedLock lock = subject.kind().of(client, "inspected");
+        assertThat(lock.info().isLocked()).isFalse();
+        assertThat(lock.remainingLease()).isEqualTo(Duration.ZERO);
+        lock.lock(Duration.ofSeconds(20));
+        LockInfo info = lock.info();
+        assertThat(info.key()).isEqualTo("dlock:{inspected}");
+        assertThat(info.holder()).hasValueSatisfying(holder -> {
+            assertThat(holder.clientName()).isEqualTo("billing-7");
+            assertThat(holder.pid()).isEqualTo(ProcessHandle.current().pid());
+            assertThat(holder.thread()).isEqualTo(Thread.currentThread().getName());
+        });
+        assertShownToken(subject, info, lock.fencingToken());
+        assertThat(info.holdCount()).isEqualTo(1);
+        assertThat(info.remainingLease()).isBetween(Duration.ofSeconds(15), Duration.ofSeconds(20));
+        lock.unlock();
+    }
+
+    @Contract
+    void closeReleasesWhatTheClientHolds(Subject subject) throws Exception {
+        LockClient client = client(subject);
+        subject.kind().of(client, "held-at-close").lock();
+        subject.kind().of(client, "held-at-close-2").lock(Duration.ofMinutes(5));
+        client.close();
+        assertNothingLeft(subject);
+    }
+}

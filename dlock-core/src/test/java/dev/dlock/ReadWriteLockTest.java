@@ -1,0 +1,269 @@
+package dev.dlock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.dlock.processes.ReadWriteWorker;
+import dev.dlock.testing.JavaProcess;
+import dev.dlock.testing.JavaProcesses;
+import dev.dlock.testing.RedisServer;
+import dev.dlock.testing.RedisServers;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** What the read-write lock adds to the contract: sharing, writers first, downgrade, no upgrade. */
+class ReadWriteLockTest {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ReadWriteLockTest.class);
+
+    @RegisterExtension
+    static final RedisServers single = RedisServers.standalone();
+
+    @RegisterExtension
+    static final RedisServers quorum = RedisServers.masters(5);
+
+    private final TestClients clients = new TestClients();
+
+    @AfterEach
+    void closeClients() throws Exception {
+        clients.close();
+    }
+
+    private LockClient client(boolean redlock) {
+        LockClient.Builder builder = redlock
+                ? LockClient.builder().redlockNodes(quorum.uris().toArray(String[]::new)).redlockNodeTimeout(Duration.ofMillis(250))
+                : LockClient.builder().redisUri(single.server().uri());
+        return clients.track(builder.commandTimeout(Duration.ofMillis(500)).build());
+    }
+
+    private LockClient client() {
+        return client(false);
+    }
+
+    private static void assertNothingLeft(List<RedisServer> servers) {
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            for (RedisServer server : servers) {
+                assertThat(server.keys("dlock:{*")).as(server.uri()).isEmpty();
+            }
+        });
+    }
+
+    @Test
+    void readersOverlapAndAWriterIsAlwaysAloneAcrossProcesses() {
+        RedisServer server = single.server();
+        List<JavaProcess> workers = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            // three readers (5 ms holds) and a writer (every 20 ms) each, for three seconds
+            workers.add(clients.track(JavaProcesses.start(ReadWriteWorker.class,
+                    List.of(server.uri(), "across-jvms", "3", "1", "3000", "5", "20"))));
+        }
+        for (JavaProcess worker : workers) {
+            assertThat(worker.waitFor(Duration.ofMinutes(1))).as(worker.log()).isZero();
+            assertThat(worker.log()).contains("DONE");
+        }
+        LOG.info("reads {}, writes {}, reader overlaps {}", server.command("GET", "rw:reads"),
+                server.command("GET", "rw:writes"), server.command("GET", "rw:overlaps"));
+        assertThat(server.command("GET", "rw:violations")).isNull();
+        assertThat(Long.parseLong((String) server.command("GET", "rw:overlaps"))).isPositive();
+        assertThat(Long.parseLong((String) server.command("GET", "rw:writes"))).isPositive();
+        assertThat(Long.parseLong((String) server.command("GET", "rw:reads"))).isPositive();
+        assertThat(server.keys("dlock:{*")).isEmpty();
+    }
+
+    @Test
+    void writerWaitingBehindAStreamOfReadersGetsInWithinABound() throws Exception {
+        long readHoldMs = 100;
+        List<LockClient> readerClients = List.of(client(), client());
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger mostInside = new AtomicInteger();
+        AtomicLong reads = new AtomicLong();
+        AtomicBoolean stop = new AtomicBoolean();
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        List<Future<?>> readers = new ArrayList<>();
+        try {
+            for (int i = 0; i < 4; i++) {
+                DistributedLock read = readerClients.get(i % 2).getReadWriteLock("stream").readLock();
+                readers.add(pool.submit(() -> {
+                    while (!stop.get()) {
+                        read.lock();
+                        try {
+                            mostInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
+                            TimeUnit.MILLISECONDS.sleep(readHoldMs);
+                            inside.decrementAndGet();
+                            reads.incrementAndGet();
+                        } finally {
+                            read.unlock();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            // a steady stream: some reader is always inside
+            await().atMost(Duration.ofSeconds(10)).until(() -> mostInside.get() >= 3 && reads.get() >= 8);
+
+            DistributedLock write = client().getReadWriteLock("stream").writeLock();
+            long start = System.nanoTime();
+            assertThat(write.tryLock(10, TimeUnit.SECONDS)).isTrue();
+            long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(inside.get()).as("readers inside with the writer").isZero();
+            long readsDuringWrite = reads.get();
+            TimeUnit.MILLISECONDS.sleep(50);
+            assertThat(inside.get()).isZero();
+            assertThat(reads.get()).isEqualTo(readsDuringWrite);
+            write.unlock();
+            LOG.info("writer behind a stream of readers (each holding {} ms) got in after {} ms", readHoldMs, waitedMs);
+            // it waited for the read holds in progress, not for the stream to dry up
+            assertThat(waitedMs).isLessThan(readHoldMs + 1500);
+
+            long readsAfterWrite = reads.get();
+            await().atMost(Duration.ofSeconds(10)).until(() -> reads.get() >= readsAfterWrite + 4);
+        } finally {
+            stop.set(true);
+            for (Future<?> reader : readers) {
+                reader.get(10, TimeUnit.SECONDS);
+            }
+            pool.shutdown();
+        }
+        assertNothingLeft(single.all());
+    }
+
+    @ParameterizedTest(name = "redlock={0}")
+    @ValueSource(booleans = {false, true})
+    void writerMayTakeTheReadLockAndKeepsReadingAfterUnlockingTheWrite(boolean redlock) throws Exception {
+        DistributedReadWriteLock mine = client(redlock).getReadWriteLock("downgrade");
+        DistributedReadWriteLock other = client(redlock).getReadWriteLock("downgrade");
+        mine.writeLock().lock();
+        long writeToken = mine.writeLock().fencingToken();
+        assertThat(mine.readLock().tryLock()).as("the writer's own read").isTrue();
+        assertThat(mine.readLock().fencingToken()).isGreaterThan(writeToken);
+        assertThat(other.readLock().tryLock()).as("others wait while it writes").isFalse();
+
+        mine.writeLock().unlock();
+        assertThat(mine.readLock().isHeldByCurrentThread()).isTrue();
+        assertThat(mine.writeLock().isLocked()).isFalse();
+        assertThat(other.readLock().tryLock(5, TimeUnit.SECONDS)).as("now readers share").isTrue();
+        assertThat(client(redlock).getReadWriteLock("downgrade").writeLock().tryLock()).isFalse();
+        assertThat(mine.readLock().info().holdCount()).isEqualTo(2);
+
+        mine.readLock().unlock();
+        other.readLock().unlock();
+        assertNothingLeft(redlock ? quorum.all() : single.all());
+    }
+
+    @Test
+    void readerAskingForTheWriteLockIsRefusedAtOnceWithoutCallingRedis() throws Exception {
+        DistributedReadWriteLock lock = client().getReadWriteLock("upgrade");
+        lock.readLock().lock(Duration.ofSeconds(30));
+        long calls = scriptCalls(single.server());
+        List<ThrowingCall> upgrades = List.of(
+                () -> lock.writeLock().lock(),
+                () -> lock.writeLock().tryLock(),
+                () -> lock.writeLock().tryLock(1, TimeUnit.SECONDS),
+                () -> lock.writeLock().tryLock(Duration.ofSeconds(1), Duration.ofSeconds(5)),
+                () -> lock.writeLock().lockInterruptibly());
+        for (ThrowingCall upgrade : upgrades) {
+            long start = System.nanoTime();
+            assertThatThrownBy(upgrade::call)
+                    .isInstanceOf(IllegalMonitorStateException.class)
+                    .hasMessageContaining("upgrade")
+                    .hasMessageContaining("'upgrade'");
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(100);
+        }
+        assertThat(scriptCalls(single.server())).isEqualTo(calls);
+        assertThat(lock.readLock().isHeldByCurrentThread()).isTrue();
+        assertThat(lock.writeLock().isHeldByCurrentThread()).isFalse();
+
+        lock.readLock().unlock();
+        assertThat(lock.writeLock().tryLock()).isTrue();
+        lock.writeLock().unlock();
+        assertNothingLeft(single.all());
+    }
+
+    @FunctionalInterface
+    private interface ThrowingCall {
+        void call() throws Exception;
+    }
+
+    @Test
+    void writerThatGivesUpLetsTheReadersItHeldBackInAtOnce() throws Exception {
+        RedisServer server = single.server();
+        DistributedLock reading = client().getReadWriteLock("gave-up").readLock();
+        reading.lock(Duration.ofSeconds(30));
+        DistributedLock writer = client().getReadWriteLock("gave-up").writeLock();
+        CompletableFuture<Boolean> writerGot = CompletableFuture.supplyAsync(() -> {
+            try {
+                return writer.tryLock(800, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        await().atMost(Duration.ofSeconds(5)).until(() -> server.command("HGET", "dlock:{gave-up}", "w") != null);
+        DistributedLock lateReader = client().getReadWriteLock("gave-up").readLock();
+        assertThat(lateReader.tryLock()).as("held back by the waiting writer").isFalse();
+        CompletableFuture<Long> lateReaderGotItAt = CompletableFuture.supplyAsync(() -> {
+            try {
+                assertThat(lateReader.tryLock(10, TimeUnit.SECONDS)).isTrue();
+                long at = System.nanoTime();
+                lateReader.unlock();
+                return at;
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertThat(writerGot.get(10, TimeUnit.SECONDS)).isFalse();
+        long gaveUpAt = System.nanoTime();
+        assertThat(server.command("HGET", "dlock:{gave-up}", "w")).isNull();
+        // at once: not when the mark would have lapsed (the waiter timeout, 5 s)
+        assertThat(TimeUnit.NANOSECONDS.toMillis(lateReaderGotItAt.get(10, TimeUnit.SECONDS) - gaveUpAt)).isLessThan(1000);
+        reading.unlock();
+        assertNothingLeft(single.all());
+    }
+
+    @Test
+    void aPlainLockOfTheSameNameCountsAsAWriter() throws Exception {
+        DistributedLock plain = client().getLock("mixed");
+        DistributedReadWriteLock lock = client().getReadWriteLock("mixed");
+        lock.readLock().lock();
+        assertThat(plain.tryLock()).isFalse();
+        lock.readLock().unlock();
+        plain.lock();
+        assertThat(lock.readLock().tryLock()).isFalse();
+        assertThat(lock.writeLock().tryLock()).isFalse();
+        assertThat(lock.writeLock().tryLock(100, TimeUnit.MILLISECONDS)).isFalse();
+        plain.unlock();
+        assertThat(lock.writeLock().tryLock()).isTrue();
+        assertThat(plain.tryLock()).isFalse();
+        lock.writeLock().unlock();
+        assertNothingLeft(single.all());
+    }
+
+    private static final Pattern CALLS = Pattern.compile("cmdstat_eval(?:sha)?:calls=(\\d+)");
+
+    private static long scriptCalls(RedisServer server) {
+        Matcher matcher = CALLS.matcher((String) server.command("INFO", "commandstats"));
+        long calls = 0;
+        while (matcher.find()) {
+            calls += Long.parseLong(matcher.group(1));
+        }
+        return calls;
+    }
+}
