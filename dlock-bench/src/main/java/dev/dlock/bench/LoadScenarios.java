@@ -1,0 +1,301 @@
+package dev.dlock.bench;
+
+import dev.dlock.testing.RedisServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.CyclicBarrier;
+
+/** The multi-threaded scenarios: plain threads driving one contender, timed with System.nanoTime. */
+final class LoadScenarios {
+
+    private static final int WARMUP = 0;
+    private static final int MEASURE = 1;
+    private static final int STOP = 2;
+
+    private LoadScenarios() {
+    }
+
+    /** {@code threads} threads, a lock each, acquire+release pairs as fast as they go. */
+    static Map<Metric, Double> parallel(Contender contender, int threads, Duration warmup, Duration measure) {
+        AtomicInteger phase = new AtomicInteger(WARMUP);
+        List<Samples> latencies = new ArrayList<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        List<Thread> workers = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            Samples samples = new Samples();
+            latencies.add(samples);
+            BenchLock lock = contender.lock("bench:parallel:" + i);
+            workers.add(new Thread(() -> {
+                try {
+                    int current;
+                    while ((current = phase.get()) != STOP) {
+                        long start = System.nanoTime();
+                        lock.lock();
+                        lock.unlock();
+                        long end = System.nanoTime();
+                        if (current == MEASURE) {
+                            samples.add(end - start);
+                        }
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                    phase.set(STOP);
+                }
+            }, "parallel-" + i));
+        }
+        long measuredNanos = drive(workers, phase, warmup, measure, failure);
+        long[] sorted = Samples.sorted(latencies);
+        Map<Metric, Double> result = new EnumMap<>(Metric.class);
+        result.put(Metric.OPS, sorted.length * 1e9 / measuredNanos);
+        result.put(Metric.P50, Samples.percentileMicros(sorted, 50));
+        result.put(Metric.P99, Samples.percentileMicros(sorted, 99));
+        return result;
+    }
+
+    /** The previous holder's thread and when it called unlock. */
+    private record Release(int thread, long nanos) {
+    }
+
+    /**
+     * {@code threads} threads on one lock with an empty critical section. Each acquisition records
+     * its wait (lock call to return) and the handoff gap (previous holder's unlock call to this
+     * return); an atomic counter of threads inside the critical section detects exclusion
+     * violations.
+     */
+    static Map<Metric, Double> contended(Contender contender, int threads, Duration warmup, Duration measure) {
+        AtomicInteger phase = new AtomicInteger(WARMUP);
+        AtomicInteger inside = new AtomicInteger();
+        AtomicLong violations = new AtomicLong();
+        AtomicReference<Release> lastRelease = new AtomicReference<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        List<Samples> waits = new ArrayList<>();
+        List<Samples> gaps = new ArrayList<>();
+        long[] acquisitions = new long[threads];
+        long[] sameThread = new long[threads];
+        List<Thread> workers = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            int me = i;
+            Samples myWaits = new Samples();
+            Samples myGaps = new Samples();
+            waits.add(myWaits);
+            gaps.add(myGaps);
+            BenchLock lock = contender.lock("bench:contended");
+            workers.add(new Thread(() -> {
+                try {
+                    int current;
+                    while ((current = phase.get()) != STOP) {
+                        long start = System.nanoTime();
+                        lock.lock();
+                        long acquired = System.nanoTime();
+                        if (inside.incrementAndGet() != 1) {
+                            violations.incrementAndGet();
+                        }
+                        Release previous = lastRelease.get();
+                        if (current == MEASURE) {
+                            acquisitions[me]++;
+                            myWaits.add(acquired - start);
+                            if (previous != null) {
+                                myGaps.add(acquired - previous.nanos());
+                                if (previous.thread() == me) {
+                                    sameThread[me]++;
+                                }
+                            }
+                        }
+                        inside.decrementAndGet();
+                        lastRelease.set(new Release(me, System.nanoTime()));
+                        lock.unlock();
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                    phase.set(STOP);
+                }
+            }, "contended-" + i));
+        }
+        long measuredNanos = drive(workers, phase, warmup, measure, failure);
+        long total = 0;
+        long min = Long.MAX_VALUE;
+        long max = 0;
+        double sumSquares = 0;
+        long same = 0;
+        for (int i = 0; i < threads; i++) {
+            total += acquisitions[i];
+            min = Math.min(min, acquisitions[i]);
+            max = Math.max(max, acquisitions[i]);
+            sumSquares += (double) acquisitions[i] * acquisitions[i];
+            same += sameThread[i];
+        }
+        long[] sortedWaits = Samples.sorted(waits);
+        long[] sortedGaps = Samples.sorted(gaps);
+        Map<Metric, Double> result = new EnumMap<>(Metric.class);
+        result.put(Metric.ACQUISITIONS, total * 1e9 / measuredNanos);
+        result.put(Metric.THREAD_MIN, (double) min);
+        result.put(Metric.THREAD_MAX, (double) max);
+        result.put(Metric.JAIN, sumSquares == 0 ? 0 : (double) total * total / (threads * sumSquares));
+        result.put(Metric.WAIT_P50, Samples.percentileMicros(sortedWaits, 50));
+        result.put(Metric.WAIT_P99, Samples.percentileMicros(sortedWaits, 99));
+        result.put(Metric.HANDOFF_P50, Samples.percentileMicros(sortedGaps, 50));
+        result.put(Metric.HANDOFF_P99, Samples.percentileMicros(sortedGaps, 99));
+        result.put(Metric.SAME_THREAD, sortedGaps.length == 0 ? 0 : 100.0 * same / sortedGaps.length);
+        result.put(Metric.VIOLATIONS, (double) violations.get());
+        return result;
+    }
+
+    /** Starts the workers, warms up, measures, stops them; returns the measured nanoseconds. */
+    private static long drive(List<Thread> workers, AtomicInteger phase, Duration warmup, Duration measure,
+                              AtomicReference<Throwable> failure) {
+        workers.forEach(Thread::start);
+        sleep(warmup);
+        long start = System.nanoTime();
+        phase.compareAndSet(WARMUP, MEASURE);
+        sleep(measure);
+        phase.set(STOP);
+        long measured = System.nanoTime() - start;
+        for (Thread worker : workers) {
+            try {
+                worker.join(TimeUnit.SECONDS.toMillis(60));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while stopping the workers", e);
+            }
+            if (worker.isAlive()) {
+                throw new IllegalStateException(worker.getName() + " did not stop within 60 s (stuck in lock()?)");
+            }
+        }
+        if (failure.get() != null) {
+            throw new IllegalStateException("a worker failed: " + failure.get(), failure.get());
+        }
+        return measured;
+    }
+
+    /**
+     * Holds {@code count} locks at once from {@code threads} threads, then keeps them held for
+     * {@code hold} while the watchdog renews them, sampling the lease left on random held keys.
+     * Memory figures are differences against the state just before the first acquire, with the
+     * contender already connected; the harness keeps no lock objects while they are held (names
+     * are rebuilt from their index), so the heap figure is the library's own bookkeeping.
+     */
+    static Map<Metric, Double> manyHeld(Contender contender, RedisServer server, int count, int threads,
+                                        Duration hold) {
+        RedisClient sampler = RedisClient.create(server.uri());
+        try (StatefulRedisConnection<String, String> connection = sampler.connect()) {
+            long heapBefore = usedHeapAfterGc();
+            long redisBefore = usedMemory(server);
+            CyclicBarrier barrier = new CyclicBarrier(threads + 1);
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            List<Thread> workers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int first = t;
+                workers.add(new Thread(() -> {
+                    try {
+                        barrier.await();
+                        for (int i = first; i < count; i += threads) {
+                            contender.lock(heldName(i)).lock();
+                        }
+                        barrier.await();
+                        barrier.await();
+                        for (int i = first; i < count; i += threads) {
+                            contender.lock(heldName(i)).unlock();
+                        }
+                        barrier.await();
+                    } catch (Throwable e) {
+                        failure.compareAndSet(null, e);
+                        barrier.reset();
+                    }
+                }, "many-held-" + t));
+            }
+            workers.forEach(Thread::start);
+            try {
+                barrier.await();
+                long start = System.nanoTime();
+                barrier.await();
+                long acquireNanos = System.nanoTime() - start;
+                long heapHeld = usedHeapAfterGc();
+                long redisHeld = usedMemory(server);
+                long keysHeld = dbSize(server);
+                long minPttl = sampleLeases(contender, connection.async(), count, hold);
+                long keysAfter = dbSize(server);
+                barrier.await();
+                barrier.await();
+                Map<Metric, Double> result = new EnumMap<>(Metric.class);
+                result.put(Metric.ACQUIRE_RATE, count * 1e9 / acquireNanos);
+                result.put(Metric.REDIS_BYTES, (double) (redisHeld - redisBefore) / count);
+                result.put(Metric.HEAP_BYTES, (double) (heapHeld - heapBefore) / count);
+                result.put(Metric.MIN_LEASE_LEFT, (double) minPttl);
+                result.put(Metric.LOST, (double) (count - Math.min(keysHeld, keysAfter)));
+                return result;
+            } catch (Exception e) {
+                Throwable cause = failure.get() != null ? failure.get() : e;
+                throw new IllegalStateException("many-held failed: " + cause, cause);
+            }
+        } finally {
+            sampler.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+        }
+    }
+
+    static String heldName(int index) {
+        return "bench:held:" + index;
+    }
+
+    /** The lowest PTTL seen over {@code hold}, sampling 500 random held keys every 100 ms. */
+    private static long sampleLeases(Contender contender, RedisAsyncCommands<String, String> redis, int count,
+                                     Duration hold) throws Exception {
+        long min = Long.MAX_VALUE;
+        long end = System.nanoTime() + hold.toNanos();
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        while (System.nanoTime() < end) {
+            List<RedisFuture<Long>> replies = new ArrayList<>();
+            for (int i = 0; i < 500; i++) {
+                replies.add(redis.pttl(contender.keyOf(heldName(random.nextInt(count)))));
+            }
+            for (RedisFuture<Long> reply : replies) {
+                min = Math.min(min, reply.get(10, TimeUnit.SECONDS));
+            }
+            sleep(Duration.ofMillis(100));
+        }
+        return min;
+    }
+
+    static long usedMemory(RedisServer server) {
+        String info = String.valueOf(server.command("INFO", "memory"));
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith("used_memory:")) {
+                return Long.parseLong(line.substring("used_memory:".length()).trim());
+            }
+        }
+        throw new IllegalStateException("INFO memory has no used_memory line: " + info);
+    }
+
+    static long dbSize(RedisServer server) {
+        return ((Number) server.command("DBSIZE")).longValue();
+    }
+
+    private static long usedHeapAfterGc() {
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            sleep(Duration.ofMillis(100));
+        }
+        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    }
+
+    static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+}

@@ -1,0 +1,244 @@
+package dev.dlock.bench;
+
+import dev.dlock.testing.RedisServer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+import org.openjdk.jmh.runner.options.VerboseMode;
+import org.openjdk.jmh.util.Statistics;
+
+/**
+ * Runs every scenario for every contender, interleaved in rounds on the same freshly started
+ * redis-server processes (one for the single-node scenarios, five for Redlock), and rewrites
+ * {@code docs/benchmarks.md}.
+ *
+ * <pre>
+ * java -jar dlock-bench/target/dlock-bench.jar [--quick] [--rounds N] [--scenarios a,b,...] [--out FILE]
+ * </pre>
+ */
+public final class Main {
+
+    /** How long each part of a run takes. */
+    record Plan(String name, int rounds, int jmhWarmups, Duration jmhWarmup, int jmhIterations, Duration jmhIteration,
+                Duration loadWarmup, Duration loadMeasure, int heldLocks, Duration hold, long heldLeaseMs) {
+
+        /** About 7-8 minutes on 2 cores: 4 rounds of ~80 s, then many-held once (~60 s). */
+        static final Plan DEFAULT = new Plan("default", 4, 3, Duration.ofSeconds(1), 3, Duration.ofSeconds(1),
+                Duration.ofSeconds(2), Duration.ofSeconds(4), 100_000, Duration.ofSeconds(10), 4_500);
+        /** About 1.5 minutes: a smoke test of the harness, too short for figures worth quoting. */
+        static final Plan QUICK = new Plan("quick", 2, 2, Duration.ofMillis(500), 2, Duration.ofMillis(500),
+                Duration.ofMillis(800), Duration.ofMillis(1500), 20_000, Duration.ofSeconds(4), 3_000);
+
+        Plan withRounds(int n) {
+            return new Plan(name, n, jmhWarmups, jmhWarmup, jmhIterations, jmhIteration, loadWarmup, loadMeasure,
+                    heldLocks, hold, heldLeaseMs);
+        }
+    }
+
+    static final int PARALLEL_THREADS = 64;
+    static final int CONTENDED_THREADS = 16;
+    static final int HELD_THREADS = 16;
+    static final int REDLOCK_SERVERS = 5;
+
+    private Main() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Plan plan = Plan.DEFAULT;
+        Set<Scenario> scenarios = EnumSet.allOf(Scenario.class);
+        Path out = Path.of("docs", "benchmarks.md");
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--quick" -> plan = Plan.QUICK.withRounds(plan == Plan.DEFAULT ? Plan.QUICK.rounds() : plan.rounds());
+                case "--rounds" -> plan = plan.withRounds(Integer.parseInt(args[++i]));
+                case "--scenarios" -> {
+                    scenarios = EnumSet.noneOf(Scenario.class);
+                    for (String id : args[++i].split(",")) {
+                        scenarios.add(Scenario.byId(id.trim()));
+                    }
+                }
+                case "--out" -> out = Path.of(args[++i]);
+                case "--help", "-h" -> {
+                    System.out.println("usage: java -jar dlock-bench.jar [--quick] [--rounds N] "
+                            + "[--scenarios uncontended,parallel,contended,redlock,many-held] [--out docs/benchmarks.md]");
+                    return;
+                }
+                default -> throw new IllegalArgumentException("unknown argument '" + args[i] + "'; try --help");
+            }
+        }
+        System.exit(run(plan, scenarios, out));
+    }
+
+    static int run(Plan plan, Set<Scenario> scenarios, Path out) throws Exception {
+        Instant started = Instant.now();
+        long startNanos = System.nanoTime();
+        List<RedisServer> redlockServers = new ArrayList<>();
+        try (RedisServer single = RedisServer.start()) {
+            if (scenarios.contains(Scenario.REDLOCK)) {
+                for (int i = 0; i < REDLOCK_SERVERS; i++) {
+                    redlockServers.add(RedisServer.start());
+                }
+            }
+            List<Long> pids = new ArrayList<>();
+            pids.add(single.pid());
+            redlockServers.forEach(server -> pids.add(server.pid()));
+            String redisVersion = redisVersion(single);
+            log("redis-server %s on %s; redlock on %s", redisVersion, single.uri(),
+                    redlockServers.stream().map(RedisServer::uri).toList());
+            Machine.CpuSnapshot cpuStart = Machine.CpuSnapshot.take(pids);
+            double loadBefore = Machine.loadAverage();
+            Results results = new Results(plan.rounds());
+            Runs runs = new Runs(plan, results, single, redlockServers);
+            for (int round = 0; round < plan.rounds(); round++) {
+                for (Scenario scenario : scenarios) {
+                    if (scenario == Scenario.MANY_HELD) {
+                        continue;
+                    }
+                    for (Contenders contender : rotate(scenario.contenders, round)) {
+                        runs.run(scenario, contender, round);
+                    }
+                }
+            }
+            if (scenarios.contains(Scenario.MANY_HELD)) {
+                for (Contenders contender : Scenario.MANY_HELD.contenders) {
+                    runs.run(Scenario.MANY_HELD, contender, 0);
+                }
+            }
+            double otherCores = Machine.CpuSnapshot.take(pids).otherCoresSince(cpuStart);
+            Duration took = Duration.ofNanos(System.nanoTime() - startNanos);
+            Report.Facts facts = new Report.Facts(started, took, plan, redisVersion, loadBefore,
+                    Machine.loadAverage(), otherCores);
+            Report report = new Report(results, facts, scenarios);
+            report.write(out);
+            System.out.println(report.summary());
+            log("wrote %s in %d s", out, took.toSeconds());
+            return 0;
+        } finally {
+            redlockServers.forEach(RedisServer::close);
+        }
+    }
+
+    /** The contenders in an order that moves by one each round, so that none always runs first. */
+    static <T> List<T> rotate(List<T> items, int round) {
+        List<T> rotated = new ArrayList<>(items.size());
+        for (int i = 0; i < items.size(); i++) {
+            rotated.add(items.get((i + round) % items.size()));
+        }
+        return rotated;
+    }
+
+    private static String redisVersion(RedisServer server) {
+        String info = String.valueOf(server.command("INFO", "server"));
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith("redis_version:")) {
+                return line.substring("redis_version:".length()).trim();
+            }
+        }
+        return "unknown";
+    }
+
+    static void log(String format, Object... args) {
+        System.err.printf(Locale.ROOT, "[bench] " + format + "%n", args);
+    }
+
+    /** One run of one contender in one scenario, recorded into the results. */
+    private static final class Runs {
+        private final Plan plan;
+        private final Results results;
+        private final RedisServer single;
+        private final List<RedisServer> redlock;
+
+        Runs(Plan plan, Results results, RedisServer single, List<RedisServer> redlock) {
+            this.plan = plan;
+            this.results = results;
+            this.single = single;
+            this.redlock = redlock;
+        }
+
+        void run(Scenario scenario, Contenders contender, int round) {
+            String unavailable = contender.unavailableReason().orElse(null);
+            if (unavailable != null) {
+                results.missing(scenario, contender, unavailable);
+                return;
+            }
+            List<RedisServer> servers = scenario == Scenario.REDLOCK ? redlock : List.of(single);
+            servers.forEach(RedisServer::flushAll);
+            List<String> uris = servers.stream().map(RedisServer::uri).toList();
+            long start = System.nanoTime();
+            try {
+                Map<Metric, Double> figures = switch (scenario) {
+                    case UNCONTENDED, REDLOCK -> jmh(contender, uris, "bench:" + scenario.id);
+                    case PARALLEL -> inProcess(contender, uris, Contender.Settings.DEFAULTS,
+                            open -> LoadScenarios.parallel(open, PARALLEL_THREADS, plan.loadWarmup(), plan.loadMeasure()));
+                    case CONTENDED -> inProcess(contender, uris, Contender.Settings.DEFAULTS,
+                            open -> LoadScenarios.contended(open, CONTENDED_THREADS, plan.loadWarmup(), plan.loadMeasure()));
+                    case MANY_HELD -> inProcess(contender, uris, new Contender.Settings(plan.heldLeaseMs()),
+                            open -> LoadScenarios.manyHeld(open, single, plan.heldLocks(), HELD_THREADS, plan.hold()));
+                };
+                results.record(scenario, contender, round, figures);
+                log("%s %-11s %-15s %s (%.1f s)", when(scenario, round), scenario.id, contender.label(),
+                        Report.brief(scenario, figures), (System.nanoTime() - start) / 1e9);
+            } catch (Exception e) {
+                results.missing(scenario, contender, "failed: " + e);
+                log("%s %-11s %-15s FAILED: %s", when(scenario, round), scenario.id, contender.label(), e);
+                e.printStackTrace();
+            }
+        }
+
+        private String when(Scenario scenario, int round) {
+            return scenario == Scenario.MANY_HELD ? "once     " : "round " + (round + 1) + "/" + plan.rounds();
+        }
+
+        private interface Load {
+            Map<Metric, Double> run(Contender contender) throws Exception;
+        }
+
+        private static Map<Metric, Double> inProcess(Contenders contender, List<String> uris,
+                                                     Contender.Settings settings, Load load) throws Exception {
+            System.gc();
+            try (Contender open = contender.open(uris, settings)) {
+                return load.run(open);
+            }
+        }
+
+        private Map<Metric, Double> jmh(Contenders contender, List<String> uris, String lockName)
+                throws RunnerException {
+            Options options = new OptionsBuilder()
+                    .include(SingleThreadBenchmark.class.getName() + ".acquireRelease")
+                    .param("contender", contender.name())
+                    .param("uris", String.join(",", uris))
+                    .param("lockName", lockName)
+                    .warmupIterations(plan.jmhWarmups())
+                    .warmupTime(TimeValue.milliseconds(plan.jmhWarmup().toMillis()))
+                    .measurementIterations(plan.jmhIterations())
+                    .measurementTime(TimeValue.milliseconds(plan.jmhIteration().toMillis()))
+                    .forks(1)
+                    .jvmArgsAppend("-Xms512m", "-Xmx512m")
+                    .shouldFailOnError(true)
+                    .verbosity(VerboseMode.SILENT)
+                    .build();
+            RunResult run = new Runner(options).runSingle();
+            Statistics stats = run.getPrimaryResult().getStatistics();
+            Map<Metric, Double> figures = new EnumMap<>(Metric.class);
+            figures.put(Metric.OPS, TimeUnit.SECONDS.toMicros(1) / stats.getMean());
+            figures.put(Metric.P50, stats.getPercentile(50));
+            figures.put(Metric.P99, stats.getPercentile(99));
+            figures.put(Metric.P999, stats.getPercentile(99.9));
+            return figures;
+        }
+    }
+}

@@ -1,0 +1,34 @@
+package dev.dlock.bench;
+
+/** A figure a scenario reports, with its unit and how many decimals it is shown with. */
+enum Metric {
+    OPS("ops/s", "pairs/s", 0),
+    ACQUISITIONS("acquisitions/s", "/s", 0),
+    P50("p50", "µs", 0),
+    P99("p99", "µs", 0),
+    P999("p99.9", "µs", 0),
+    THREAD_MIN("per-thread min", "acq.", 0),
+    THREAD_MAX("per-thread max", "acq.", 0),
+    JAIN("Jain's index", "", 3),
+    WAIT_P50("wait p50", "µs", 0),
+    WAIT_P99("wait p99", "µs", 0),
+    HANDOFF_P50("handoff p50", "µs", 0),
+    HANDOFF_P99("handoff p99", "µs", 0),
+    SAME_THREAD("same-thread handoffs", "%", 1),
+    VIOLATIONS("exclusion violations", "", 0),
+    ACQUIRE_RATE("acquire rate", "locks/s", 0),
+    REDIS_BYTES("Redis memory", "B/lock", 0),
+    HEAP_BYTES("client heap", "B/lock", 0),
+    MIN_LEASE_LEFT("lowest lease left", "ms", 0),
+    LOST("locks lost", "", 0);
+
+    final String title;
+    final String unit;
+    final int decimals;
+
+    Metric(String title, String unit, int decimals) {
+        this.title = title;
+        this.unit = unit;
+        this.decimals = decimals;
+    }
+}

@@ -1,0 +1,45 @@
+package dev.dlock.bench;
+
+import java.util.List;
+
+/** The scenarios of the issue, each with the contenders it runs and the figures it reports. */
+enum Scenario {
+    UNCONTENDED("uncontended", "1 thread, 1 key, acquire+release pairs (JMH, sample mode)",
+            List.of(Contenders.RTT, Contenders.FLOOR, Contenders.DLOCK, Contenders.REDISSON),
+            List.of(Metric.OPS, Metric.P50, Metric.P99, Metric.P999)),
+    PARALLEL("parallel", "64 threads, a key each, acquire+release pairs",
+            List.of(Contenders.FLOOR, Contenders.DLOCK, Contenders.REDISSON),
+            List.of(Metric.OPS, Metric.P50, Metric.P99)),
+    CONTENDED("contended", "16 threads, 1 key, empty critical section",
+            List.of(Contenders.DLOCK, Contenders.REDISSON),
+            List.of(Metric.ACQUISITIONS, Metric.THREAD_MIN, Metric.THREAD_MAX, Metric.JAIN, Metric.WAIT_P50,
+                    Metric.WAIT_P99, Metric.HANDOFF_P50, Metric.HANDOFF_P99, Metric.SAME_THREAD, Metric.VIOLATIONS)),
+    REDLOCK("redlock", "1 thread, 5 servers, acquire+release pairs (JMH, sample mode)",
+            List.of(Contenders.DLOCK_REDLOCK, Contenders.REDISSON_REDLOCK),
+            List.of(Metric.OPS, Metric.P50, Metric.P99, Metric.P999)),
+    MANY_HELD("many-held", "locks held at once by one client (16 threads), renewed by the watchdog",
+            List.of(Contenders.DLOCK, Contenders.REDISSON),
+            List.of(Metric.ACQUIRE_RATE, Metric.REDIS_BYTES, Metric.HEAP_BYTES, Metric.MIN_LEASE_LEFT, Metric.LOST));
+
+    final String id;
+    final String description;
+    final List<Contenders> contenders;
+    final List<Metric> metrics;
+
+    Scenario(String id, String description, List<Contenders> contenders, List<Metric> metrics) {
+        this.id = id;
+        this.description = description;
+        this.contenders = contenders;
+        this.metrics = metrics;
+    }
+
+    static Scenario byId(String id) {
+        for (Scenario scenario : values()) {
+            if (scenario.id.equals(id)) {
+                return scenario;
+            }
+        }
+        throw new IllegalArgumentException("no scenario '" + id + "'; known: uncontended, parallel, contended, "
+                + "redlock, many-held");
+    }
+}

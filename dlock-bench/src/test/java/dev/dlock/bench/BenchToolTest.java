@@ -1,0 +1,61 @@
+package dev.dlock.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The arithmetic and the report of the bench tool; no Redis, no benchmark runs. */
+class BenchToolTest {
+
+    @Test
+    void percentilesAreNearestRankInMicroseconds() {
+        Samples samples = new Samples();
+        for (long i = 1; i <= 100; i++) {
+            samples.add(i * 1000);
+        }
+        long[] sorted = Samples.sorted(List.of(samples));
+        assertThat(Samples.percentileMicros(sorted, 50)).isEqualTo(50.0);
+        assertThat(Samples.percentileMicros(sorted, 99)).isEqualTo(99.0);
+        assertThat(Samples.percentileMicros(sorted, 99.9)).isEqualTo(100.0);
+        assertThat(Samples.percentileMicros(new long[0], 50)).isNaN();
+    }
+
+    @Test
+    void ratiosAreMediansOfPerRoundRatios() {
+        Results results = new Results(3);
+        double[] dlock = {100, 300, 200};
+        double[] redisson = {50, 100, 200};
+        for (int round = 0; round < 3; round++) {
+            results.record(Scenario.UNCONTENDED, Contenders.DLOCK, round, Map.of(Metric.OPS, dlock[round]));
+            results.record(Scenario.UNCONTENDED, Contenders.REDISSON, round, Map.of(Metric.OPS, redisson[round]));
+        }
+        assertThat(results.median(Scenario.UNCONTENDED, Contenders.DLOCK, Metric.OPS)).contains(200.0);
+        // per round 2.0, 3.0, 1.0: the median is 2.0, not 200 / 100
+        assertThat(results.ratio(Scenario.UNCONTENDED, Contenders.DLOCK, Contenders.REDISSON, Metric.OPS)).contains(2.0);
+    }
+
+    @Test
+    void aRerunKeepsTheNotesBelowTheEndMarker(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("docs").resolve("benchmarks.md");
+        Results results = new Results(1);
+        results.record(Scenario.CONTENDED, Contenders.DLOCK, 0, Map.of(Metric.ACQUISITIONS, 9000.0, Metric.JAIN, 1.0));
+        results.missing(Scenario.REDLOCK, Contenders.DLOCK_REDLOCK, "Redlock not yet merged");
+        Report.Facts facts = new Report.Facts(Instant.parse("2026-01-02T03:04:05Z"), Duration.ofSeconds(61),
+                Main.Plan.QUICK, "7.0.15", 0.5, 0.7, 0.02);
+        Report report = new Report(results, facts, EnumSet.of(Scenario.CONTENDED, Scenario.REDLOCK));
+        report.write(file);
+        String first = Files.readString(file);
+        assertThat(first).contains("2026-01-02 03:04 UTC").contains("9,000").contains("n/a (Redlock not yet merged)");
+        Files.writeString(file, first.replace("(Analysis written by hand goes here; the run keeps it.)", "kept by hand"));
+        report.write(file);
+        assertThat(Files.readString(file)).contains("kept by hand").containsOnlyOnce(Report.BEGIN);
+    }
+}
