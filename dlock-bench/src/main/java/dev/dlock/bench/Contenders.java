@@ -29,12 +29,7 @@ public enum Contenders {
     DLOCK("dlock", Contenders::dlock),
     REDISSON("Redisson", Contenders::redisson),
     /** dlock's Redlock over all the given servers. */
-    DLOCK_REDLOCK("dlock Redlock", Contenders::dlockRedlock) {
-        @Override
-        public Optional<String> unavailableReason() {
-            return Optional.of("Redlock not yet merged");
-        }
-    },
+    DLOCK_REDLOCK("dlock Redlock", Contenders::dlockRedlock),
     /** RedissonRedLock over one Redisson client per server. */
     REDISSON_REDLOCK("RedissonRedLock", Contenders::redissonRedlock);
 
@@ -146,10 +141,11 @@ public enum Contenders {
     }
 
     private static Contender dlock(List<String> uris, Contender.Settings settings) {
-        LockClient.Builder builder = LockClient.builder()
-                .redisUri(uris.get(0))
-                .defaultLease(Duration.ofMillis(settings.watchdogLeaseMs()))
-                .clientName("dlock-bench");
+        return dlockContender(LockClient.builder().redisUri(uris.get(0)), settings);
+    }
+
+    private static Contender dlockContender(LockClient.Builder builder, Contender.Settings settings) {
+        builder.defaultLease(Duration.ofMillis(settings.watchdogLeaseMs())).clientName("dlock-bench");
         Duration thirdOfLease = Duration.ofMillis(settings.watchdogLeaseMs() / 3);
         if (LockClient.DEFAULT_COMMAND_TIMEOUT.compareTo(thirdOfLease) >= 0) {
             // a short watchdog lease (the many-held scenario) needs a command timeout below a third of it
@@ -185,13 +181,9 @@ public enum Contenders {
         };
     }
 
-    /**
-     * dlock's Redlock. It is being written on main; once merged, open one Redlock client over all
-     * {@code uris} here, wrap its lock like {@link #dlock}, and drop the override of
-     * {@link #unavailableReason()} above.
-     */
+    /** dlock's Redlock: one client over all {@code uris}, the same lock API as {@link #dlock}. */
     private static Contender dlockRedlock(List<String> uris, Contender.Settings settings) {
-        throw new Unavailable("Redlock not yet merged");
+        return dlockContender(LockClient.builder().redlockNodes(uris.toArray(String[]::new)), settings);
     }
 
     private static RedissonClient redissonClient(String uri, Contender.Settings settings) {
