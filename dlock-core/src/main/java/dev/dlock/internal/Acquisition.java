@@ -50,6 +50,11 @@ final class Acquisition {
     private volatile boolean cancelled;
     private volatile Runnable pendingWake;
     private volatile WakeUps.Channel channel;
+    /** Reentrant lock on one Redis: busy waits park where a release by this client can hand the lock over. */
+    private final boolean parksLocally;
+    /** The current wait's woken flag and timer, for {@link #claimForHandoff()}. */
+    private volatile AtomicBoolean parkedWoken;
+    private volatile ScheduledFuture<?> parkedTimer;
     private CompletableFuture<String> signal;
 
     /**
@@ -76,6 +81,7 @@ final class Acquisition {
         this.waiterId = kind.queued() && !reentry ? owner + ":q" + engine.nextOwnerSequence() : "";
         this.unbounded = waitNanos < 0;
         this.deadlineNanos = System.nanoTime() + Math.max(0, waitNanos);
+        this.parksLocally = kind == LockKind.REENTRANT && !reentry && engine.store().handsOffLocally();
     }
 
     Acquisition start() {
@@ -126,6 +132,11 @@ final class Acquisition {
             return;
         }
         WakeUps.Channel current = channel;
+        if (current == null && !reentry) {
+            // other waiters of this client keep the channel subscribed: a refusal can wait at once
+            current = engine.wakeUps().joinIfSubscribed(target.channel());
+            channel = current;
+        }
         if (current != null) {
             signal = current.signal();
         }
@@ -201,22 +212,64 @@ final class Acquisition {
     private void waitForWake(long waitNanos, boolean wakeOnRelease) {
         AtomicBoolean woken = new AtomicBoolean();
         ScheduledFuture<?>[] timer = new ScheduledFuture<?>[1];
+        boolean park = wakeOnRelease && parksLocally;
         Runnable wake = () -> {
             if (woken.compareAndSet(false, true)) {
                 if (timer[0] != null) {
                     timer[0].cancel(false);
+                }
+                if (park) {
+                    engine.parkedWaiters().unpark(target.key(), this);
                 }
                 attempt();
             }
         };
         pendingWake = wake;
         timer[0] = engine.scheduler().schedule(wake, waitNanos, TimeUnit.NANOSECONDS);
+        parkedWoken = woken;
+        parkedTimer = timer[0];
         if (wakeOnRelease) {
             wakeOnMessage(signal, woken, wake);
+        }
+        if (park) {
+            engine.parkedWaiters().park(target.key(), this);
         }
         if (cancelled) {
             wake.run();
         }
+    }
+
+    /**
+     * A release by this client is about to hand the lock to this waiter: true when the waiter
+     * was parked and is now bound to wait for {@link #takeOver} or {@link #resume}; false when it
+     * is already trying again on its own (woken by a message, its timer or a cancel).
+     */
+    boolean claimForHandoff() {
+        AtomicBoolean woken = parkedWoken;
+        if (woken == null || !woken.compareAndSet(false, true)) {
+            return false;
+        }
+        ScheduledFuture<?> timer = parkedTimer;
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        return true;
+    }
+
+    /** The owner id under which a claimed waiter is handed the lock: a fresh one, as for an attempt. */
+    String ownerForHandoff() {
+        owner = ownerPrefix + ":" + engine.nextOwnerSequence();
+        return owner;
+    }
+
+    /** The handoff gave the lock to this claimed waiter. */
+    void takeOver(AcquireReply.Granted grant) {
+        finish(grant);
+    }
+
+    /** The handoff did not give the lock to this claimed waiter: it tries on its own again. */
+    void resume() {
+        attempt();
     }
 
     /** Wakes at the next release message meant for this waiter; one for another waiter is let pass. */

@@ -54,6 +54,7 @@ public final class LockEngine implements AutoCloseable {
     private final Set<Hold> holds = ConcurrentHashMap.newKeySet();
     private final ConcurrentHashMap<String, Hold> threadHolds = new ConcurrentHashMap<>();
     private final AtomicLong ownerSequence = new AtomicLong();
+    private final ParkedWaiters parkedWaiters = new ParkedWaiters();
     private volatile boolean closed;
 
     /** A client on one Redis. */
@@ -109,6 +110,10 @@ public final class LockEngine implements AutoCloseable {
 
     WakeUps wakeUps() {
         return wakeUps;
+    }
+
+    ParkedWaiters parkedWaiters() {
+        return parkedWaiters;
     }
 
     ScheduledExecutorService scheduler() {
@@ -202,6 +207,12 @@ public final class LockEngine implements AutoCloseable {
             return CompletableFuture.failedFuture(loss);
         }
         LockTarget target = hold.target;
+        if (last && hold.kind == LockKind.REENTRANT) {
+            Acquisition next = parkedWaiters.claimFirst(target.key());
+            if (next != null) {
+                return handOff(hold, next);
+            }
+        }
         return store.release(target, hold.kind, hold.owner, hold.token).handle((holdsLeft, error) -> {
             if (error != null) {
                 LockBackendException failure = (LockBackendException) Failures.unwrap(error);
@@ -219,6 +230,39 @@ public final class LockEngine implements AutoCloseable {
             }
             return null;
         });
+    }
+
+    /**
+     * The last release of a hold with a waiter of this client parked on the lock: hands it to
+     * that waiter in the same script, or releases it for everyone when other clients wait too.
+     * Fails like {@link #release}; the waiter then tries on its own again.
+     */
+    private CompletableFuture<Void> handOff(Hold hold, Acquisition next) {
+        LockTarget target = hold.target;
+        String nextOwner = next.ownerForHandoff();
+        int ownSubscriptions = wakeUps.isJoined(target.channel()) ? 1 : 0;
+        return store.handOff(target, hold.owner, ownSubscriptions, nextOwner, next.leaseMs(), next.holder())
+                .handle((reply, error) -> {
+                    if (error != null) {
+                        // outcome unknown: the lock may still be the releaser's, or the waiter's already
+                        store.abandon(target, hold.kind, hold.owner);
+                        store.abandon(target, hold.kind, nextOwner);
+                        next.resume();
+                        LockBackendException failure = (LockBackendException) Failures.unwrap(error);
+                        throw new LockBackendException(failure.getMessage() + "; a best-effort release was sent", failure);
+                    }
+                    if (reply.grant() != null) {
+                        next.takeOver(reply.grant());
+                        return null;
+                    }
+                    next.resume();
+                    if (reply.notOwner()) {
+                        lost(hold, "it was no longer its owner's at release (lease expired or force-released); "
+                                + "the lock was left untouched");
+                        throw hold.lossOrNull();
+                    }
+                    return null;
+                });
     }
 
     CompletableFuture<Boolean> forceRelease(LockTarget target) {

@@ -28,6 +28,33 @@ interface LockStore extends AutoCloseable {
     /** Gives back one hold: holds left ({@code > 0}), 0 when freed, -1 when the caller no longer owns it. */
     CompletableFuture<Long> release(LockTarget target, LockKind kind, String owner, long token);
 
+    /**
+     * Whether {@link #handOff} is supported: a release may pass the lock straight to a waiter of
+     * the same client. One Redis only; over Redlock a release is always a release.
+     */
+    default boolean handsOffLocally() {
+        return false;
+    }
+
+    /**
+     * The last release of a reentrant hold whose client has a waiter parked on the lock
+     * (handoff.lua): the lock goes to {@code toOwner} in the same script, unless waiters of
+     * other clients are subscribed, in which case it is released for everyone.
+     *
+     * @param ownSubscriptions the releasing client's own subscriptions to the lock's channel (0 or 1)
+     */
+    default CompletableFuture<HandoffReply> handOff(LockTarget target, String fromOwner, int ownSubscriptions,
+                                                    String toOwner, long leaseMs, String holder) {
+        throw new UnsupportedOperationException("this store releases, it does not hand over");
+    }
+
+    /**
+     * handoff.lua's outcome: the waiter's grant when it was handed over; otherwise the lock was
+     * released for everyone, or ({@code notOwner}) it was no longer the releasing hold's.
+     */
+    record HandoffReply(AcquireReply.Granted grant, boolean notOwner) {
+    }
+
     /** Best effort: drops every hold of the owner. Never fails. */
     CompletableFuture<Void> abandon(LockTarget target, LockKind kind, String owner);
 

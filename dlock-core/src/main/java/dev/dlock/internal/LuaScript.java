@@ -21,6 +21,7 @@ import java.util.HexFormat;
 public enum LuaScript {
     ACQUIRE("acquire.lua", ScriptOutputType.MULTI),
     RELEASE("release.lua", ScriptOutputType.INTEGER),
+    HANDOFF("handoff.lua", ScriptOutputType.MULTI),
     ABANDON("abandon.lua", ScriptOutputType.INTEGER),
     FORCE_RELEASE("force_release.lua", ScriptOutputType.INTEGER),
     RENEW("renew.lua", ScriptOutputType.MULTI),

@@ -62,6 +62,31 @@ final class SingleNodeStore implements LockStore {
     }
 
     @Override
+    public boolean handsOffLocally() {
+        return true;
+    }
+
+    @Override
+    public CompletableFuture<HandoffReply> handOff(LockTarget target, String fromOwner, int ownSubscriptions,
+                                                   String toOwner, long leaseMs, String holder) {
+        long startNanos = System.nanoTime();
+        return node.eval(LuaScript.HANDOFF, new String[] {target.key()}, fromOwner, target.channel(),
+                Integer.toString(ownSubscriptions), toOwner, Long.toString(leaseMs), holder).handle((reply, error) -> {
+                    if (error != null) {
+                        throw Failures.commandFailed("release", target.name(), target.key(), node, commandTimeoutMs, error);
+                    }
+                    List<?> fields = (List<?>) reply;
+                    long code = (Long) fields.get(0);
+                    if (code == 1) {
+                        AcquireReply.Granted grant = new AcquireReply.Granted(Long.parseLong(String.valueOf(fields.get(1))), 1,
+                                validUntilNanos(startNanos, leaseMs));
+                        return new HandoffReply(grant, false);
+                    }
+                    return new HandoffReply(null, code == -1);
+                });
+    }
+
+    @Override
     public CompletableFuture<Void> abandon(LockTarget target, LockKind kind, String owner) {
         return bestEffort(kind.abandon(target, owner, null, null), target, "release");
     }

@@ -42,6 +42,31 @@ final class WakeUps implements RedisNode.Listener {
         });
     }
 
+    /**
+     * Joins the channel's waiters only if it is subscribed already (confirmed by a node), so that
+     * a first refusal can wait without subscribing and asking again; null otherwise.
+     */
+    Channel joinIfSubscribed(String channelName) {
+        if (channels.isEmpty()) {
+            return null;
+        }
+        Channel[] joined = new Channel[1];
+        channels.computeIfPresent(channelName, (name, channel) -> {
+            CompletableFuture<Void> subscribed = channel.subscribed;
+            if (subscribed != null && subscribed.isDone() && !subscribed.isCompletedExceptionally()) {
+                channel.waiters++;
+                joined[0] = channel;
+            }
+            return channel;
+        });
+        return joined[0];
+    }
+
+    /** Whether any waiter of this client is on the channel (so this client is subscribed to it, or about to be). */
+    boolean isJoined(String channelName) {
+        return channels.containsKey(channelName);
+    }
+
     void leave(Channel channel) {
         channels.computeIfPresent(channel.name, (name, current) -> {
             if (current != channel || --current.waiters > 0) {

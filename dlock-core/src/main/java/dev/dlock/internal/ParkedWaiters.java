@@ -1,0 +1,58 @@
+package dev.dlock.internal;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The waiters of one client parked on its reentrant locks (one Redis only), per lock key, in the
+ * order they parked. When a hold of this client is released and one of its own waiters is
+ * parked, the release hands the lock to that waiter in the same script (handoff.lua) instead of
+ * deleting it and letting every waiter race for it: one round trip from release to the next
+ * holder, no thundering herd on the client's own connection, and first come first served among
+ * the client's threads. Waiters of other clients are not passed over: handoff.lua releases for
+ * everyone when any of them is subscribed.
+ *
+ * <p>A key's queue is removed when it empties, so memory does not grow with the names ever used.
+ */
+final class ParkedWaiters {
+
+    private final ConcurrentHashMap<String, ArrayDeque<Acquisition>> byKey = new ConcurrentHashMap<>();
+
+    void park(String key, Acquisition waiter) {
+        byKey.compute(key, (k, queue) -> {
+            ArrayDeque<Acquisition> parked = queue == null ? new ArrayDeque<>() : queue;
+            parked.addLast(waiter);
+            return parked;
+        });
+    }
+
+    void unpark(String key, Acquisition waiter) {
+        byKey.computeIfPresent(key, (k, queue) -> {
+            queue.remove(waiter);
+            return queue.isEmpty() ? null : queue;
+        });
+    }
+
+    /**
+     * Takes the first waiter still parked on the key and stops its own wake-ups, so that it waits
+     * for the handoff's outcome only; null when none is. Waiters that are already trying again
+     * on their own are dropped from the queue (they park again if they stay busy).
+     */
+    Acquisition claimFirst(String key) {
+        if (byKey.isEmpty()) {
+            return null;
+        }
+        Acquisition[] claimed = new Acquisition[1];
+        byKey.computeIfPresent(key, (k, queue) -> {
+            Acquisition waiter;
+            while ((waiter = queue.pollFirst()) != null) {
+                if (waiter.claimForHandoff()) {
+                    claimed[0] = waiter;
+                    break;
+                }
+            }
+            return queue.isEmpty() ? null : queue;
+        });
+        return claimed[0];
+    }
+}

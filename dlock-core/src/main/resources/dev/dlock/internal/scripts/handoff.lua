@@ -1,0 +1,40 @@
+-- handoff.lua: the last release of a reentrant lock by a client that has waiters of its own
+-- parked on it: hand the lock straight to one of them, unless waiters of other clients are
+-- subscribed to its channel, in which case release it for everyone as release.lua does.
+-- Single Redis only (Redlock releases as usual).
+--
+-- KEYS[1]  the lock hash <prefix>{name}
+-- ARGV[1]  owner id of the releasing hold
+-- ARGV[2]  pub/sub channel of the lock's waiters
+-- ARGV[3]  subscriptions the releasing client itself has on ARGV[2] (0 or 1): they are not
+--          waiters of other clients
+-- ARGV[4]  owner id for the waiter that takes the lock over
+-- ARGV[5]  its lease in milliseconds (positive integer)
+-- ARGV[6]  its holder description ("client\thost\tpid\tthread")
+--
+-- Returns  {1, token}  handed over: the lock is ARGV[4]'s with hold count 1, a fresh fencing
+--                      token (a decimal string) and lease ARGV[5]; nothing was published
+--          {0}         released for everyone: the hash is deleted, its token was published
+--          {-1}        the caller does not own the lock; nothing was changed
+--
+-- The releasing client's own hold count in Redis is not consulted: the caller says this is its
+-- last hold, so a re-entry whose reply it never saw is dropped with the rest (as release.lua
+-- followed by abandon.lua would).
+
+-- @include lib/tokens.lua
+
+if redis.call('HGET', KEYS[1], 'o') ~= ARGV[1] then
+  return {-1}
+end
+local previous = redis.call('HGET', KEYS[1], 't')
+local subscribed = redis.call('PUBSUB', 'NUMSUB', ARGV[2])[2]
+if subscribed - tonumber(ARGV[3]) > 0 then
+  -- other clients wait: they get their chance, as on any release
+  redis.call('DEL', KEYS[1])
+  redis.call('PUBLISH', ARGV[2], previous)
+  return {0}
+end
+local token = fresh_token(previous, nil)
+redis.call('HSET', KEYS[1], 'o', ARGV[4], 'c', 1, 't', token, 'h', ARGV[6])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return {1, token}

@@ -1,0 +1,144 @@
+package dev.dlock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.dlock.testing.RedisServer;
+import dev.dlock.testing.RedisServers;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A release by a client with waiters of its own parked on the lock hands it to the first of them
+ * in the release script (handoff.lua), unless waiters of other clients are subscribed: then it is
+ * released for everyone, as any release is.
+ */
+class LocalHandoffTest {
+
+    private static final Pattern SCRIPT_CALLS = Pattern.compile("cmdstat_eval(?:sha)?:calls=(\\d+)");
+    private static final Pattern PUBLISHES = Pattern.compile("cmdstat_publish:calls=(\\d+)");
+
+    @RegisterExtension
+    static final RedisServers redis = RedisServers.standalone();
+
+    private final TestClients clients = new TestClients();
+
+    @AfterEach
+    void closeClients() throws Exception {
+        clients.close();
+    }
+
+    @Test
+    void releaseHandsTheLockToTheClientsOwnWaitersInTheOrderTheyParkedOneScriptCallEach() throws Exception {
+        RedisServer server = redis.server();
+        LockClient client = clients.client(server);
+        DistributedLock lock = client.getLock("chain");
+        int waiters = 8;
+        lock.lock();
+        long holderToken = lock.fencingToken();
+        List<Integer> order = Collections.synchronizedList(new ArrayList<>());
+        List<Long> tokens = Collections.synchronizedList(new ArrayList<>());
+        ExecutorService pool = Executors.newFixedThreadPool(waiters);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            long base = count(server, SCRIPT_CALLS);
+            for (int i = 0; i < waiters; i++) {
+                int id = i;
+                done.add(pool.submit(() -> {
+                    lock.lock();
+                    try {
+                        order.add(id);
+                        tokens.add(lock.fencingToken());
+                    } finally {
+                        lock.unlock();
+                    }
+                    return null;
+                }));
+                // the first waiter tries, subscribes and tries again; later ones find the channel
+                // subscribed and park after one refused try
+                long calls = base + 2 + i;
+                await().atMost(Duration.ofSeconds(10)).until(() -> count(server, SCRIPT_CALLS) >= calls);
+            }
+            long callsBefore = count(server, SCRIPT_CALLS);
+            long publishesBefore = count(server, PUBLISHES);
+            lock.unlock();
+            for (Future<?> f : done) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+            // one handoff per waiter, then the last waiter's plain release; a race for the lock
+            // among the waiters at every release would take several calls per release
+            assertThat(count(server, SCRIPT_CALLS) - callsBefore).isEqualTo(waiters + 1L);
+            // only the last release is published: a handoff wakes nobody else
+            assertThat(count(server, PUBLISHES) - publishesBefore).isEqualTo(1L);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(order).containsExactlyElementsOf(java.util.stream.IntStream.range(0, waiters).boxed().toList());
+        assertThat(tokens.get(0)).isGreaterThan(holderToken);
+        assertThat(tokens).isSorted().doesNotHaveDuplicates();
+        await().atMost(Duration.ofSeconds(5)).until(() -> server.keys("dlock:{chain}*").isEmpty());
+    }
+
+    @Test
+    void waitersOfOtherClientsAreNotPassedOverTheReleaseIsForEveryone() throws Exception {
+        RedisServer server = redis.server();
+        DistributedLock lock = clients.client(server).getLock("shared");
+        String channel = "dlock:{shared}:released";
+        RedisClient raw = RedisClient.create(server.uri());
+        clients.track(raw::shutdown);
+        StatefulRedisPubSubConnection<String, String> otherClient = clients.track(raw.connectPubSub());
+        LinkedBlockingQueue<String> published = new LinkedBlockingQueue<>();
+        otherClient.addListener(new RedisPubSubAdapter<>() {
+            @Override
+            public void message(String channelName, String message) {
+                published.add(message);
+            }
+        });
+        // another client waiting on the lock, as far as Redis can tell
+        otherClient.sync().subscribe(channel);
+
+        lock.lock();
+        long holderToken = lock.fencingToken();
+        long base = count(server, SCRIPT_CALLS);
+        Future<Long> ownWaiter = Executors.newSingleThreadExecutor().submit(() -> {
+            lock.lock();
+            try {
+                return lock.fencingToken();
+            } finally {
+                lock.unlock();
+            }
+        });
+        // tried, subscribed, tried again: parked
+        await().atMost(Duration.ofSeconds(10)).until(() -> count(server, SCRIPT_CALLS) >= base + 2);
+        lock.unlock();
+
+        assertThat(published.poll(10, TimeUnit.SECONDS))
+                .as("the release was published for the other client's waiter")
+                .isEqualTo(Long.toString(holderToken));
+        assertThat(ownWaiter.get(10, TimeUnit.SECONDS)).isGreaterThan(holderToken);
+    }
+
+    private static long count(RedisServer server, Pattern stat) {
+        Matcher matcher = stat.matcher((String) server.command("INFO", "commandstats"));
+        long calls = 0;
+        while (matcher.find()) {
+            calls += Long.parseLong(matcher.group(1));
+        }
+        return calls;
+    }
+}
