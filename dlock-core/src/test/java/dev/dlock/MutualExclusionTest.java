@@ -1,23 +1,32 @@
 package dev.dlock;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.dlock.processes.CounterWorker;
 import dev.dlock.testing.JavaProcess;
 import dev.dlock.testing.JavaProcesses;
+import dev.dlock.testing.RedisServer;
 import dev.dlock.testing.RedisServers;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.LoggerFactory;
 
 class MutualExclusionTest {
+
+    /** A worker's last line: see {@link CounterWorker}. */
+    private static final Pattern DONE = Pattern.compile("DONE first=(\\d+) last=(\\d+) contended=(\\d+)");
 
     @RegisterExtension
     static final RedisServers redis = RedisServers.standalone();
@@ -72,19 +81,56 @@ class MutualExclusionTest {
         assertThat(redis.server().keys("dlock:*")).isEmpty();
     }
 
+    /**
+     * Three worker JVMs increment one counter under the lock. A start barrier (each worker connects,
+     * reports ready, then blocks in BLPOP until the test pushes one "go" token per worker) and runs
+     * long enough to outlast the JVMs' start-up make them really compete: the test checks that
+     * their runs interleave (each worker's first..last counter value overlaps every other
+     * worker's) and that the lock was found held by another JVM, not just that the sum is right.
+     */
     @Test
     void threeJvmsNeverLoseAnIncrement() {
-        int increments = 150;
+        int workerCount = 3;
+        int increments = 200;
+        RedisServer server = redis.server();
         List<JavaProcess> workers = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < workerCount; i++) {
             workers.add(clients.track(JavaProcesses.start(CounterWorker.class,
-                    List.of(redis.server().uri(), "across-jvms", "jvm-counter", Integer.toString(increments)))));
+                    List.of(server.uri(), "across-jvms", "jvm-counter", Integer.toString(increments), "ready", "go"))));
         }
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
+            for (JavaProcess worker : workers) {
+                assertThat(worker.process().isAlive()).as("worker exited before the barrier: %s", worker.log()).isTrue();
+            }
+            return (Long) server.command("LLEN", "ready") == workerCount;
+        });
+        String[] tokens = new String[workerCount + 2];
+        tokens[0] = "RPUSH";
+        tokens[1] = "go";
+        Arrays.fill(tokens, 2, tokens.length, "go");
+        server.command(tokens);
+
+        List<Run> runs = new ArrayList<>();
         for (JavaProcess worker : workers) {
             assertThat(worker.waitFor(Duration.ofMinutes(2))).as(worker.log()).isZero();
-            assertThat(worker.log()).contains("DONE");
+            Matcher done = DONE.matcher(worker.log());
+            assertThat(done.find()).as(worker.log()).isTrue();
+            runs.add(new Run(Long.parseLong(done.group(1)), Long.parseLong(done.group(2)), Integer.parseInt(done.group(3))));
         }
-        assertThat(redis.server().command("GET", "jvm-counter")).isEqualTo(Integer.toString(3 * increments));
-        assertThat(redis.server().keys("dlock:*")).isEmpty();
+        LoggerFactory.getLogger(MutualExclusionTest.class).info("worker runs (counter values written, contended acquisitions): {}", runs);
+
+        assertThat(server.command("GET", "jvm-counter")).isEqualTo(Integer.toString(workerCount * increments));
+        for (Run a : runs) {
+            for (Run b : runs) {
+                assertThat(a.first() <= b.last() && b.first() <= a.last())
+                        .as("runs %s and %s interleave", a, b).isTrue();
+            }
+        }
+        assertThat(runs).as("every worker found the lock held by another JVM at least once")
+                .allSatisfy(run -> assertThat(run.contended()).isPositive());
+        assertThat(server.keys("dlock:*")).isEmpty();
     }
+
+    /** One worker's first and last counter value written, and how often it found the lock held. */
+    private record Run(long first, long last, int contended) {}
 }

@@ -7,9 +7,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** Clients for one test, all closed together. */
 final class TestClients implements AutoCloseable {
+    private static final Pattern SCRIPT_CALLS = Pattern.compile("cmdstat_eval(?:sha)?:calls=(\\d+)");
+
     private final List<AutoCloseable> open = new ArrayList<>();
 
     LockClient client(RedisServer server) {
@@ -40,6 +44,20 @@ final class TestClients implements AutoCloseable {
         track(redis::shutdown);
         track(connection);
         return new Counter(connection, key);
+    }
+
+    /**
+     * @return how many EVAL and EVALSHA calls the server has run since it started (INFO
+     *     commandstats): every dlock operation is one script call, so tests can count attempts and
+     *     check that a refusal made none
+     */
+    static long scriptCalls(RedisServer server) {
+        Matcher matcher = SCRIPT_CALLS.matcher((String) server.command("INFO", "commandstats"));
+        long calls = 0;
+        while (matcher.find()) {
+            calls += Long.parseLong(matcher.group(1));
+        }
+        return calls;
     }
 
     @Override

@@ -1,27 +1,31 @@
 package dev.dlock;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import dev.dlock.testing.RedisServer;
 import dev.dlock.testing.RedisServers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
+import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.LoggerFactory;
 
 /**
  * Waiters are woken by the release message, not by the holder's lease running out: every hold
- * here has a 30 s lease, so a waiter that acquires within a second was woken by pub/sub.
+ * here has a 30 s lease, so a waiter that acquires within a tenth of it (3 s) was woken by pub/sub
+ * or by its own attempt, not by the lease ending. That bound is for correctness on a loaded
+ * machine; the measured latencies are logged.
  */
 class WakeUpTest {
 
@@ -37,43 +41,80 @@ class WakeUpTest {
         clients.close();
     }
 
+    /**
+     * 20 rounds of: holder takes the lock with a 30 s lease, a waiter (another client) is seen
+     * waiting, the holder releases. The bound checked is a correctness bound, not a speed target: a
+     * waiter that missed the release message would get the lock only when the lease ends, 30 s
+     * later. The latencies themselves are logged (median and max), not asserted.
+     */
     @Test
     void waiterAcquiresRightAfterTheReleaseNotAtLeaseExpiry() throws Exception {
-        DistributedLock holder = clients.client(redis.server()).getLock("wake");
-        DistributedLock waiter = clients.client(redis.server()).getLock("wake");
-        holder.lock(LONG_LEASE);
-        CountDownLatch waiting = new CountDownLatch(1);
-        CompletableFuture<Long> acquiredAt = CompletableFuture.supplyAsync(() -> {
-            waiting.countDown();
-            try {
-                assertThat(waiter.tryLock(Duration.ofSeconds(20), LONG_LEASE)).isTrue();
-                long at = System.nanoTime();
-                waiter.unlock();
-                return at;
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        waiting.await();
-        // let the waiter reach its wait: it shows up as a subscriber of the lock's channel
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() ->
-                redis.server().command("PUBSUB", "NUMSUB", "dlock:{wake}:released").toString().endsWith(", 1]"));
-        holder.unlock();
-        long releasedAt = System.nanoTime();
-        long wokenAfterMs = TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(25, TimeUnit.SECONDS) - releasedAt);
-        assertThat(wokenAfterMs).isLessThan(1000);
-    }
-
-    @Test
-    void releaseDuringTheWaitersSubscribeIsNotMissed() throws Exception {
+        int rounds = 20;
         LockClient holderClient = clients.client(redis.server());
         LockClient waiterClient = clients.client(redis.server());
+        List<Long> latenciesNanos = new ArrayList<>();
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
-            for (int round = 0; round < 100; round++) {
+            for (int round = 0; round < rounds; round++) {
+                String name = "wake-" + round;
+                DistributedLock holder = holderClient.getLock(name);
+                long callsBefore = TestClients.scriptCalls(redis.server());
+                holder.lock(LONG_LEASE);
+                Future<Long> acquiredAt = pool.submit(() -> {
+                    DistributedLock lock = waiterClient.getLock(name);
+                    assertThat(lock.tryLock(Duration.ofSeconds(20), LONG_LEASE)).isTrue();
+                    long at = System.nanoTime();
+                    lock.unlock();
+                    return at;
+                });
+                // the waiter is in its wait once it has subscribed to the lock's channel and made
+                // its attempt after the subscription: the holder's grant + the waiter's two attempts
+                await().atMost(Duration.ofSeconds(10)).until(() ->
+                        subscribers(redis.server(), name) == 1 && TestClients.scriptCalls(redis.server()) - callsBefore >= 3);
+                assertThat(acquiredAt).isNotDone();
+                long releasedAt = System.nanoTime();
+                holder.unlock();
+                long latency = acquiredAt.get(25, TimeUnit.SECONDS) - releasedAt;
+                assertThat(Duration.ofNanos(latency)).as("round %d", round).isLessThan(LONG_LEASE.dividedBy(10));
+                latenciesNanos.add(latency);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        Collections.sort(latenciesNanos);
+        LoggerFactory.getLogger(WakeUpTest.class).info(
+                "wake-up latency (holder's unlock() called -> waiter's tryLock returned true), {} rounds: "
+                        + "median {} ms, max {} ms, min {} ms",
+                rounds, millis(latenciesNanos.get(rounds / 2)), millis(latenciesNanos.get(rounds - 1)),
+                millis(latenciesNanos.get(0)));
+        assertThat(redis.server().keys("*")).isEmpty();
+    }
+
+    /**
+     * The release lands after the waiter's first attempt was refused and before the server has
+     * its SUBSCRIBE: the release message goes to nobody, and only the attempt the waiter makes once
+     * subscribed can find the lock free. The waiter's client talks to Redis through a relay that
+     * keeps the SUBSCRIBE back until the release is done, so every round hits that window;
+     * releasing "at the right moment" by timing would hit it only by luck and could not show it
+     * did. A SUBSCRIBE is sent only after a refused attempt, and the holder holds a 30 s lease, so
+     * seeing it at the relay proves the refusal. A waiter that relied on the message alone would
+     * wait out the 30 s lease.
+     */
+    @Test
+    void releaseWhileTheWaitersSubscribeIsInFlightIsNotMissed() throws Exception {
+        LockClient holderClient = clients.client(redis.server());
+        SubscribeGate gate = clients.track(new SubscribeGate(redis.server()));
+        // the held SUBSCRIBE must not time out on a loaded machine: the longest command timeout
+        // the 30 s default lease allows
+        LockClient waiterClient = clients.track(LockClient.builder().redisUri(gate.uri())
+                .commandTimeout(Duration.ofSeconds(9)).build());
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            for (int round = 0; round < 5; round++) {
                 String name = "race-" + round;
                 DistributedLock holder = holderClient.getLock(name);
                 holder.lock(LONG_LEASE);
+                SubscribeGate.Held subscribe = gate.holdNextSubscribe();
                 Future<Boolean> waiter = pool.submit(() -> {
                     DistributedLock lock = waiterClient.getLock(name);
                     boolean got = lock.tryLock(Duration.ofSeconds(20), LONG_LEASE);
@@ -82,17 +123,22 @@ class WakeUpTest {
                     }
                     return got;
                 });
-                // release at varying moments around the waiter's first attempt and its SUBSCRIBE
-                LockSupport.parkNanos((round % 10) * 100_000L);
-                long releasedAt = System.nanoTime();
+                subscribe.arrived().get(10, TimeUnit.SECONDS);
+                assertThat(subscribers(redis.server(), name)).as("the server has not seen the SUBSCRIBE").isZero();
+
                 holder.unlock();
-                assertThat(waiter.get(25, TimeUnit.SECONDS)).isTrue();
-                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - releasedAt))
-                        .as("round %d", round).isLessThan(2000);
+                assertThat(waiter).isNotDone();
+                long releasedAt = System.nanoTime();
+                subscribe.let();
+
+                assertThat(waiter.get(25, TimeUnit.SECONDS)).as("round %d", round).isTrue();
+                assertThat(Duration.ofNanos(System.nanoTime() - releasedAt)).as("round %d: not at lease expiry", round)
+                        .isLessThan(LONG_LEASE.dividedBy(10));
             }
         } finally {
             pool.shutdownNow();
         }
+        assertThat(redis.server().keys("*")).isEmpty();
     }
 
     @Test
@@ -136,5 +182,14 @@ class WakeUpTest {
         assertThat(overlaps.get()).isZero();
         assertThat(order).hasSize(waiters).doesNotHaveDuplicates();
         assertThat(redis.server().keys("*")).isEmpty();
+    }
+
+    private static long subscribers(RedisServer server, String lockName) {
+        List<?> reply = (List<?>) server.command("PUBSUB", "NUMSUB", "dlock:{" + lockName + "}:released");
+        return (Long) reply.get(1);
+    }
+
+    private static String millis(long nanos) {
+        return String.format(Locale.ROOT, "%.2f", nanos / 1e6);
     }
 }

@@ -24,7 +24,6 @@ public final class ReadWriteWorker {
         String uri = args[0];
         int readers = Integer.parseInt(args[2]);
         int writers = Integer.parseInt(args[3]);
-        long endNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Long.parseLong(args[4]));
         long readHoldNanos = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(args[5]));
         long writePauseNanos = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(args[6]));
         RedisClient redis = RedisClient.create(uri);
@@ -32,6 +31,9 @@ public final class ReadWriteWorker {
              StatefulRedisConnection<String, String> connection = redis.connect()) {
             RedisCommands<String, String> commands = connection.sync();
             DistributedReadWriteLock lock = client.getReadWriteLock(args[1]);
+            // counted from here, not from JVM start: on a loaded machine connecting alone can take
+            // longer than the whole run, and the threads then never took the lock
+            long endNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Long.parseLong(args[4]));
             List<Thread> threads = new ArrayList<>();
             for (int i = 0; i < readers + writers; i++) {
                 boolean writer = i >= readers;
