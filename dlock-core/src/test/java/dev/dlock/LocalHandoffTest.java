@@ -17,8 +17,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -29,9 +27,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * released for everyone, as any release is.
  */
 class LocalHandoffTest {
-
-    private static final Pattern SCRIPT_CALLS = Pattern.compile("cmdstat_eval(?:sha)?:calls=(\\d+)");
-    private static final Pattern PUBLISHES = Pattern.compile("cmdstat_publish:calls=(\\d+)");
 
     @RegisterExtension
     static final RedisServers redis = RedisServers.standalone();
@@ -56,7 +51,7 @@ class LocalHandoffTest {
         ExecutorService pool = Executors.newFixedThreadPool(waiters);
         try {
             List<Future<?>> done = new ArrayList<>();
-            long base = count(server, SCRIPT_CALLS);
+            long base = TestClients.scriptCalls(server);
             for (int i = 0; i < waiters; i++) {
                 int id = i;
                 done.add(pool.submit(() -> {
@@ -72,19 +67,19 @@ class LocalHandoffTest {
                 // the first waiter tries, subscribes and tries again; later ones find the channel
                 // subscribed and park after one refused try
                 long calls = base + 2 + i;
-                await().atMost(Duration.ofSeconds(10)).until(() -> count(server, SCRIPT_CALLS) >= calls);
+                await().atMost(Duration.ofSeconds(10)).until(() -> TestClients.scriptCalls(server) >= calls);
             }
-            long callsBefore = count(server, SCRIPT_CALLS);
-            long publishesBefore = count(server, PUBLISHES);
+            long callsBefore = TestClients.scriptCalls(server);
+            long publishesBefore = TestClients.publishes(server);
             lock.unlock();
             for (Future<?> f : done) {
                 f.get(30, TimeUnit.SECONDS);
             }
             // one handoff per waiter, then the last waiter's plain release; a race for the lock
             // among the waiters at every release would take several calls per release
-            assertThat(count(server, SCRIPT_CALLS) - callsBefore).isEqualTo(waiters + 1L);
+            assertThat(TestClients.scriptCalls(server) - callsBefore).isEqualTo(waiters + 1L);
             // only the last release is published: a handoff wakes nobody else
-            assertThat(count(server, PUBLISHES) - publishesBefore).isEqualTo(1L);
+            assertThat(TestClients.publishes(server) - publishesBefore).isEqualTo(1L);
         } finally {
             pool.shutdownNow();
         }
@@ -114,8 +109,10 @@ class LocalHandoffTest {
 
         lock.lock();
         long holderToken = lock.fencingToken();
-        long base = count(server, SCRIPT_CALLS);
-        Future<Long> ownWaiter = Executors.newSingleThreadExecutor().submit(() -> {
+        long base = TestClients.scriptCalls(server);
+        ExecutorService waiterThread = Executors.newSingleThreadExecutor();
+        clients.track(waiterThread::shutdownNow);
+        Future<Long> ownWaiter = waiterThread.submit(() -> {
             lock.lock();
             try {
                 return lock.fencingToken();
@@ -124,21 +121,12 @@ class LocalHandoffTest {
             }
         });
         // tried, subscribed, tried again: parked
-        await().atMost(Duration.ofSeconds(10)).until(() -> count(server, SCRIPT_CALLS) >= base + 2);
+        await().atMost(Duration.ofSeconds(10)).until(() -> TestClients.scriptCalls(server) >= base + 2);
         lock.unlock();
 
         assertThat(published.poll(10, TimeUnit.SECONDS))
                 .as("the release was published for the other client's waiter")
                 .isEqualTo(Long.toString(holderToken));
         assertThat(ownWaiter.get(10, TimeUnit.SECONDS)).isGreaterThan(holderToken);
-    }
-
-    private static long count(RedisServer server, Pattern stat) {
-        Matcher matcher = stat.matcher((String) server.command("INFO", "commandstats"));
-        long calls = 0;
-        while (matcher.find()) {
-            calls += Long.parseLong(matcher.group(1));
-        }
-        return calls;
     }
 }

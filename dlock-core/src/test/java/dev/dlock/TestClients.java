@@ -13,6 +13,7 @@ import java.util.regex.Pattern;
 /** Clients for one test, all closed together. */
 final class TestClients implements AutoCloseable {
     private static final Pattern SCRIPT_CALLS = Pattern.compile("cmdstat_eval(?:sha)?:calls=(\\d+)");
+    private static final Pattern PUBLISHES = Pattern.compile("cmdstat_publish:calls=(\\d+)");
 
     private final List<AutoCloseable> open = new ArrayList<>();
 
@@ -52,7 +53,16 @@ final class TestClients implements AutoCloseable {
      *     check that a refusal made none
      */
     static long scriptCalls(RedisServer server) {
-        Matcher matcher = SCRIPT_CALLS.matcher((String) server.command("INFO", "commandstats"));
+        return commandCalls(server, SCRIPT_CALLS);
+    }
+
+    /** How many PUBLISH calls the server has run, scripts' included: each is a release that woke waiters. */
+    static long publishes(RedisServer server) {
+        return commandCalls(server, PUBLISHES);
+    }
+
+    private static long commandCalls(RedisServer server, Pattern commandStat) {
+        Matcher matcher = commandStat.matcher((String) server.command("INFO", "commandstats"));
         long calls = 0;
         while (matcher.find()) {
             calls += Long.parseLong(matcher.group(1));
