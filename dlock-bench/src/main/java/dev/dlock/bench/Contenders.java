@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.BiFunction;
 import org.redisson.Redisson;
 import org.redisson.RedissonRedLock;
 import org.redisson.api.RLock;
@@ -28,6 +29,10 @@ public enum Contenders {
     FLOOR("raw floor", Contenders::floor),
     DLOCK("dlock", Contenders::dlock),
     REDISSON("Redisson", Contenders::redisson),
+    /** dlock's fair lock ({@code LockClient.getFairLock}): granted in the order it was asked for. */
+    DLOCK_FAIR("dlock fair", Contenders::dlockFair),
+    /** Redisson's fair lock ({@code RedissonClient.getFairLock}, an RFairLock). */
+    REDISSON_FAIR("Redisson fair", Contenders::redissonFair),
     /** dlock's Redlock over all the given servers. */
     DLOCK_REDLOCK("dlock Redlock", Contenders::dlockRedlock),
     /** RedissonRedLock over one Redisson client per server. */
@@ -141,10 +146,16 @@ public enum Contenders {
     }
 
     private static Contender dlock(List<String> uris, Contender.Settings settings) {
-        return dlockContender(LockClient.builder().redisUri(uris.get(0)), settings);
+        return dlockContender(LockClient.builder().redisUri(uris.get(0)), settings, LockClient::getLock);
     }
 
-    private static Contender dlockContender(LockClient.Builder builder, Contender.Settings settings) {
+    private static Contender dlockFair(List<String> uris, Contender.Settings settings) {
+        return dlockContender(LockClient.builder().redisUri(uris.get(0)), settings, LockClient::getFairLock);
+    }
+
+    /** A dlock client from {@code builder}; {@code kind} picks the lock of a name (plain or fair). */
+    private static Contender dlockContender(LockClient.Builder builder, Contender.Settings settings,
+                                            BiFunction<LockClient, String, DistributedLock> kind) {
         builder.defaultLease(Duration.ofMillis(settings.watchdogLeaseMs())).clientName("dlock-bench");
         Duration thirdOfLease = Duration.ofMillis(settings.watchdogLeaseMs() / 3);
         if (LockClient.DEFAULT_COMMAND_TIMEOUT.compareTo(thirdOfLease) >= 0) {
@@ -155,7 +166,7 @@ public enum Contenders {
         return new Contender() {
             @Override
             public BenchLock lock(String name) {
-                DistributedLock lock = client.getLock(name);
+                DistributedLock lock = kind.apply(client, name);
                 return new BenchLock() {
                     @Override
                     public void lock() {
@@ -183,7 +194,8 @@ public enum Contenders {
 
     /** dlock's Redlock: one client over all {@code uris}, the same lock API as {@link #dlock}. */
     private static Contender dlockRedlock(List<String> uris, Contender.Settings settings) {
-        return dlockContender(LockClient.builder().redlockNodes(uris.toArray(String[]::new)), settings);
+        return dlockContender(LockClient.builder().redlockNodes(uris.toArray(String[]::new)), settings,
+                LockClient::getLock);
     }
 
     private static RedissonClient redissonClient(String uri, Contender.Settings settings) {
@@ -194,11 +206,21 @@ public enum Contenders {
     }
 
     private static Contender redisson(List<String> uris, Contender.Settings settings) {
+        return redissonContender(uris, settings, RedissonClient::getLock);
+    }
+
+    private static Contender redissonFair(List<String> uris, Contender.Settings settings) {
+        return redissonContender(uris, settings, RedissonClient::getFairLock);
+    }
+
+    /** A Redisson client on the first URI; {@code kind} picks the lock of a name (plain or fair). */
+    private static Contender redissonContender(List<String> uris, Contender.Settings settings,
+                                               BiFunction<RedissonClient, String, RLock> kind) {
         RedissonClient client = redissonClient(uris.get(0), settings);
         return new Contender() {
             @Override
             public BenchLock lock(String name) {
-                return wrap(client.getLock(name));
+                return wrap(kind.apply(client, name));
             }
 
             @Override

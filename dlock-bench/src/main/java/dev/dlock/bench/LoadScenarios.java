@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.CyclicBarrier;
+import java.util.function.IntFunction;
 
 /** The multi-threaded scenarios: plain threads driving one contender, timed with System.nanoTime. */
 final class LoadScenarios {
@@ -74,8 +75,13 @@ final class LoadScenarios {
      * its wait (lock call to return) and the handoff gap (previous holder's unlock call to this
      * return); an atomic counter of threads inside the critical section detects exclusion
      * violations.
+     *
+     * @param lockOf thread {@code i}'s handle on the one lock, asked once per thread before the
+     *               threads start: from one contender (one client), or from several clients of the
+     *               same library so that waiters of different clients race
      */
-    static Map<Metric, Double> contended(Contender contender, int threads, Duration warmup, Duration measure) {
+    static Map<Metric, Double> contended(IntFunction<BenchLock> lockOf, int threads, Duration warmup,
+                                         Duration measure) {
         AtomicInteger phase = new AtomicInteger(WARMUP);
         AtomicInteger inside = new AtomicInteger();
         AtomicLong violations = new AtomicLong();
@@ -92,7 +98,7 @@ final class LoadScenarios {
             Samples myGaps = new Samples();
             waits.add(myWaits);
             gaps.add(myGaps);
-            BenchLock lock = contender.lock("bench:contended");
+            BenchLock lock = lockOf.apply(i);
             workers.add(new Thread(() -> {
                 try {
                     int current;

@@ -36,12 +36,20 @@ public final class Main {
     record Plan(String name, int rounds, int jmhWarmups, Duration jmhWarmup, int jmhIterations, Duration jmhIteration,
                 Duration loadWarmup, Duration loadMeasure, int heldLocks, Duration hold, long heldLeaseMs) {
 
-        /** About 7-8 minutes on 2 cores: 4 rounds of ~80 s, then many-held once (~60 s). */
+        /** About 8-9 minutes on 2 cores: 4 rounds of ~100 s, then many-held once (~60 s). */
         static final Plan DEFAULT = new Plan("default", 4, 3, Duration.ofSeconds(1), 3, Duration.ofSeconds(1),
                 Duration.ofSeconds(2), Duration.ofSeconds(4), 100_000, Duration.ofSeconds(10), 4_500);
-        /** About 1.5 minutes: a smoke test of the harness, too short for figures worth quoting. */
+        /** About 2 minutes: a smoke test of the harness, too short for figures worth quoting. */
         static final Plan QUICK = new Plan("quick", 2, 2, Duration.ofMillis(500), 2, Duration.ofMillis(500),
                 Duration.ofMillis(800), Duration.ofMillis(1500), 20_000, Duration.ofSeconds(4), 3_000);
+
+        /**
+         * The measured time of the scenarios run beside {@code contended} without targets of their
+         * own (fair, contended-clients): half of {@link #loadMeasure}, to keep the plan's length.
+         */
+        Duration sideMeasure() {
+            return loadMeasure.dividedBy(2);
+        }
 
         Plan withRounds(int n) {
             return new Plan(name, n, jmhWarmups, jmhWarmup, jmhIterations, jmhIteration, loadWarmup, loadMeasure,
@@ -51,6 +59,8 @@ public final class Main {
 
     static final int PARALLEL_THREADS = 64;
     static final int CONTENDED_THREADS = 16;
+    /** Clients the contended-clients scenario spreads its {@link #CONTENDED_THREADS} threads over. */
+    static final int CONTENDED_CLIENTS = 4;
     static final int HELD_THREADS = 16;
     static final int REDLOCK_SERVERS = 5;
 
@@ -73,14 +83,18 @@ public final class Main {
                 }
                 case "--out" -> out = Path.of(args[++i]);
                 case "--help", "-h" -> {
-                    System.out.println("usage: java -jar dlock-bench.jar [--quick] [--rounds N] "
-                            + "[--scenarios uncontended,parallel,contended,redlock,many-held] [--out docs/benchmarks.md]");
+                    System.out.println(usage());
                     return;
                 }
                 default -> throw new IllegalArgumentException("unknown argument '" + args[i] + "'; try --help");
             }
         }
         System.exit(run(plan, scenarios, out));
+    }
+
+    static String usage() {
+        return "usage: java -jar dlock-bench.jar [--quick] [--rounds N] [--scenarios " + Scenario.ids()
+                + "] [--out docs/benchmarks.md]";
     }
 
     static int run(Plan plan, Set<Scenario> scenarios, Path out) throws Exception {
@@ -182,19 +196,25 @@ public final class Main {
             try {
                 Map<Metric, Double> figures = switch (scenario) {
                     case UNCONTENDED, REDLOCK -> jmh(contender, uris, "bench:" + scenario.id);
-                    case PARALLEL -> inProcess(contender, uris, Contender.Settings.DEFAULTS,
-                            open -> LoadScenarios.parallel(open, PARALLEL_THREADS, plan.loadWarmup(), plan.loadMeasure()));
-                    case CONTENDED -> inProcess(contender, uris, Contender.Settings.DEFAULTS,
-                            open -> LoadScenarios.contended(open, CONTENDED_THREADS, plan.loadWarmup(), plan.loadMeasure()));
-                    case MANY_HELD -> inProcess(contender, uris, new Contender.Settings(plan.heldLeaseMs()),
-                            open -> LoadScenarios.manyHeld(open, single, plan.heldLocks(), HELD_THREADS, plan.hold()));
+                    case PARALLEL -> inProcess(contender, uris, Contender.Settings.DEFAULTS, 1,
+                            open -> LoadScenarios.parallel(open.get(0), PARALLEL_THREADS, plan.loadWarmup(),
+                                    plan.loadMeasure()));
+                    case CONTENDED -> inProcess(contender, uris, Contender.Settings.DEFAULTS, 1,
+                            open -> contended(open, "bench:" + scenario.id, plan.loadMeasure()));
+                    case FAIR -> inProcess(contender, uris, Contender.Settings.DEFAULTS, 1,
+                            open -> contended(open, "bench:" + scenario.id, plan.sideMeasure()));
+                    case CONTENDED_CLIENTS -> inProcess(contender, uris, Contender.Settings.DEFAULTS,
+                            CONTENDED_CLIENTS, open -> contended(open, "bench:" + scenario.id, plan.sideMeasure()));
+                    case MANY_HELD -> inProcess(contender, uris, new Contender.Settings(plan.heldLeaseMs()), 1,
+                            open -> LoadScenarios.manyHeld(open.get(0), single, plan.heldLocks(), HELD_THREADS,
+                                    plan.hold()));
                 };
                 results.record(scenario, contender, round, figures);
-                log("%s %-11s %-15s %s (%.1f s)", when(scenario, round), scenario.id, contender.label(),
+                log("%s %-17s %-15s %s (%.1f s)", when(scenario, round), scenario.id, contender.label(),
                         Report.brief(scenario, figures), (System.nanoTime() - start) / 1e9);
             } catch (Exception e) {
                 results.missing(scenario, contender, "failed: " + e);
-                log("%s %-11s %-15s FAILED: %s", when(scenario, round), scenario.id, contender.label(), e);
+                log("%s %-17s %-15s FAILED: %s", when(scenario, round), scenario.id, contender.label(), e);
                 e.printStackTrace();
             }
         }
@@ -203,15 +223,35 @@ public final class Main {
             return scenario == Scenario.MANY_HELD ? "once     " : "round " + (round + 1) + "/" + plan.rounds();
         }
 
-        private interface Load {
-            Map<Metric, Double> run(Contender contender) throws Exception;
+        /** The contended load on one lock, thread {@code i} on the lock from client {@code i % clients}. */
+        private Map<Metric, Double> contended(List<Contender> clients, String lockName, Duration measure) {
+            return LoadScenarios.contended(i -> clients.get(i % clients.size()).lock(lockName), CONTENDED_THREADS,
+                    plan.loadWarmup(), measure);
         }
 
+        private interface Load {
+            Map<Metric, Double> run(List<Contender> clients) throws Exception;
+        }
+
+        /** Opens {@code clients} separate instances of the contender (each its own connections), runs, closes them. */
         private static Map<Metric, Double> inProcess(Contenders contender, List<String> uris,
-                                                     Contender.Settings settings, Load load) throws Exception {
+                                                     Contender.Settings settings, int clients, Load load)
+                throws Exception {
             System.gc();
-            try (Contender open = contender.open(uris, settings)) {
+            List<Contender> open = new ArrayList<>(clients);
+            try {
+                for (int i = 0; i < clients; i++) {
+                    open.add(contender.open(uris, settings));
+                }
                 return load.run(open);
+            } finally {
+                for (Contender client : open) {
+                    try {
+                        client.close();
+                    } catch (RuntimeException e) {
+                        log("closing a %s client failed: %s", contender.label(), e);
+                    }
+                }
             }
         }
 

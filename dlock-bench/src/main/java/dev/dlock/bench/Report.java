@@ -82,7 +82,7 @@ final class Report {
                             : ": the machine was otherwise idle"));
         }
         md.append("\n## Reproduce\n\n```\n").append(COMMAND).append("\n```\n\n");
-        md.append("`--quick` runs a 1-2 minute smoke test (2 rounds, short runs, 20,000 held locks); "
+        md.append("`--quick` runs a ~2 minute smoke test (2 rounds, short runs, 20,000 held locks); "
                 + "`--scenarios contended,parallel` runs only some; `--rounds N` changes the number of rounds. "
                 + "Needs `redis-server` on the PATH.\n\n");
         md.append("How to read: each cell is the median over the rounds, with the lowest and highest round in "
@@ -109,6 +109,11 @@ final class Report {
             md.append(String.format(Locale.ROOT, ": %,d locks, watchdog lease %,d ms (renewed every %,d ms), "
                             + "held %d s; run once after the rounds", facts.plan().heldLocks(), facts.plan().heldLeaseMs(),
                     facts.plan().heldLeaseMs() / 3, facts.plan().hold().toSeconds()));
+        }
+        if (scenario == Scenario.FAIR || scenario == Scenario.CONTENDED_CLIENTS) {
+            md.append(String.format(Locale.ROOT, "; no targets; each run measures %s after a %s warm-up "
+                    + "(`contended`: %s)", seconds(facts.plan().sideMeasure()), seconds(facts.plan().loadWarmup()),
+                    seconds(facts.plan().loadMeasure())));
         }
         md.append("\n\n| |");
         boolean hasFloor = scenario.contenders.contains(Contenders.FLOOR) && scenario.contenders.contains(Contenders.DLOCK);
@@ -159,8 +164,12 @@ final class Report {
         return cell.toString();
     }
 
-    private static Contenders redissonOf(Scenario scenario) {
-        return scenario == Scenario.REDLOCK ? Contenders.REDISSON_REDLOCK : Contenders.REDISSON;
+    static Contenders redissonOf(Scenario scenario) {
+        return switch (scenario) {
+            case REDLOCK -> Contenders.REDISSON_REDLOCK;
+            case FAIR -> Contenders.REDISSON_FAIR;
+            default -> Contenders.REDISSON;
+        };
     }
 
     List<Target> targets() {
@@ -261,6 +270,10 @@ final class Report {
             }
         }
         return text.length() > 2 ? text.substring(0, text.length() - 2) : "";
+    }
+
+    private static String seconds(Duration duration) {
+        return String.format(Locale.ROOT, "%.1f s", duration.toMillis() / 1000.0).replace(".0 s", " s");
     }
 
     static String number(double value, int decimals) {

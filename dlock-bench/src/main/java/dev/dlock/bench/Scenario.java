@@ -1,6 +1,8 @@
 package dev.dlock.bench;
 
+import java.util.Arrays;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /** The scenarios of the issue, each with the contenders it runs and the figures it reports. */
 enum Scenario {
@@ -11,9 +13,14 @@ enum Scenario {
             List.of(Contenders.FLOOR, Contenders.DLOCK, Contenders.REDISSON),
             List.of(Metric.OPS, Metric.P50, Metric.P99)),
     CONTENDED("contended", "16 threads, 1 key, empty critical section",
-            List.of(Contenders.DLOCK, Contenders.REDISSON),
-            List.of(Metric.ACQUISITIONS, Metric.THREAD_MIN, Metric.THREAD_MAX, Metric.JAIN, Metric.WAIT_P50,
-                    Metric.WAIT_P99, Metric.HANDOFF_P50, Metric.HANDOFF_P99, Metric.SAME_THREAD, Metric.VIOLATIONS)),
+            List.of(Contenders.DLOCK, Contenders.REDISSON), Metrics.CONTENDED),
+    /** The contended load on the fair lock of each library: the handoff to the first in line. */
+    FAIR("fair", "16 threads, 1 key, empty critical section, on the fair lock",
+            List.of(Contenders.DLOCK_FAIR, Contenders.REDISSON_FAIR), Metrics.CONTENDED),
+    /** The contended load with the waiters spread over clients, as waiters in different processes would be. */
+    CONTENDED_CLIENTS("contended-clients", "16 threads spread round-robin over " + Main.CONTENDED_CLIENTS
+            + " clients of the library, 1 key, empty critical section",
+            List.of(Contenders.DLOCK, Contenders.REDISSON), Metrics.CONTENDED),
     REDLOCK("redlock", "1 thread, 5 servers, acquire+release pairs (JMH, sample mode)",
             List.of(Contenders.DLOCK_REDLOCK, Contenders.REDISSON_REDLOCK),
             List.of(Metric.OPS, Metric.P50, Metric.P99, Metric.P999)),
@@ -39,7 +46,18 @@ enum Scenario {
                 return scenario;
             }
         }
-        throw new IllegalArgumentException("no scenario '" + id + "'; known: uncontended, parallel, contended, "
-                + "redlock, many-held");
+        throw new IllegalArgumentException("no scenario '" + id + "'; known: " + ids());
+    }
+
+    /** Every scenario's id, comma-separated, in the order they run. */
+    static String ids() {
+        return Arrays.stream(values()).map(scenario -> scenario.id).collect(Collectors.joining(","));
+    }
+
+    /** Metric lists shared by several scenarios (an enum cannot refer to its own static fields). */
+    private static final class Metrics {
+        static final List<Metric> CONTENDED = List.of(Metric.ACQUISITIONS, Metric.THREAD_MIN, Metric.THREAD_MAX,
+                Metric.JAIN, Metric.WAIT_P50, Metric.WAIT_P99, Metric.HANDOFF_P50, Metric.HANDOFF_P99,
+                Metric.SAME_THREAD, Metric.VIOLATIONS);
     }
 }

@@ -1,6 +1,7 @@
 package dev.dlock.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,6 +10,9 @@ import java.time.Instant;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -57,5 +61,55 @@ class BenchToolTest {
         Files.writeString(file, first.replace("(Analysis written by hand goes here; the run keeps it.)", "kept by hand"));
         report.write(file);
         assertThat(Files.readString(file)).contains("kept by hand").containsOnlyOnce(Report.BEGIN);
+    }
+
+    @Test
+    void everyScenarioIsNamedInTheUsageAndTheUnknownScenarioError() {
+        assertThat(Scenario.byId("fair")).isEqualTo(Scenario.FAIR);
+        assertThat(Scenario.byId("contended-clients")).isEqualTo(Scenario.CONTENDED_CLIENTS);
+        for (Scenario scenario : Scenario.values()) {
+            assertThat(Main.usage()).contains(scenario.id);
+            assertThatThrownBy(() -> Scenario.byId("nope")).hasMessageContaining(scenario.id);
+        }
+    }
+
+    @Test
+    void theContendedLoadAsksEachThreadForItsLockAndCountsEveryAcquisition() {
+        ReentrantLock shared = new ReentrantLock();
+        Set<Integer> asked = ConcurrentHashMap.newKeySet();
+        Map<Metric, Double> figures = LoadScenarios.contended(i -> {
+            assertThat(asked.add(i)).as("thread %d asked once", i).isTrue();
+            return new BenchLock() {
+                @Override
+                public void lock() {
+                    shared.lock();
+                }
+
+                @Override
+                public void unlock() {
+                    shared.unlock();
+                }
+            };
+        }, 4, Duration.ofMillis(20), Duration.ofMillis(100));
+        assertThat(asked).containsExactlyInAnyOrder(0, 1, 2, 3);
+        assertThat(figures.keySet()).containsAll(Scenario.CONTENDED_CLIENTS.metrics);
+        assertThat(figures.get(Metric.ACQUISITIONS)).isPositive();
+        assertThat(figures.get(Metric.VIOLATIONS)).isZero();
+    }
+
+    @Test
+    void theFairScenarioIsComparedWithRedissonsFairLockAndHasNoTargets() {
+        assertThat(Report.redissonOf(Scenario.FAIR)).isEqualTo(Contenders.REDISSON_FAIR);
+        assertThat(Report.redissonOf(Scenario.CONTENDED_CLIENTS)).isEqualTo(Contenders.REDISSON);
+        Results results = new Results(1);
+        results.record(Scenario.FAIR, Contenders.DLOCK_FAIR, 0, Map.of(Metric.ACQUISITIONS, 3000.0));
+        results.record(Scenario.FAIR, Contenders.REDISSON_FAIR, 0, Map.of(Metric.ACQUISITIONS, 1000.0));
+        Report.Facts facts = new Report.Facts(Instant.parse("2026-01-02T03:04:05Z"), Duration.ofSeconds(61),
+                Main.Plan.QUICK, "7.0.15", 0.5, 0.7, 0.02);
+        Report report = new Report(results, facts, EnumSet.of(Scenario.FAIR, Scenario.CONTENDED_CLIENTS));
+        assertThat(report.generated()).contains("| dlock fair | Redisson fair |").contains("3,000 · 3.00×R")
+                .contains("## contended-clients");
+        assertThat(report.targets()).extracting(Report.Target::scenario)
+                .doesNotContain(Scenario.FAIR.id, Scenario.CONTENDED_CLIENTS.id);
     }
 }
