@@ -61,10 +61,11 @@ public final class Failures {
     }
 
     /** One node's failure in a few words, for quorum messages. */
-    static String nodeFailure(Throwable error, long timeoutMs) {
+    static String nodeFailure(RedisNode node, Throwable error, long timeoutMs) {
         Throwable cause = unwrap(error);
         if (cause instanceof java.util.concurrent.TimeoutException || cause instanceof RedisCommandTimeoutException) {
-            return "timed out after " + timeoutMs + " ms";
+            // a node that died after connecting shows up as a timeout: commands wait for a reconnect
+            return "timed out after " + timeoutMs + " ms" + (node.isConnected() ? "" : " (not connected: unreachable)");
         }
         if (cause instanceof RedisCommandExecutionException) {
             return "error reply: " + cause.getMessage();

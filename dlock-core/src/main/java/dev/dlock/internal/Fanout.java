@@ -125,7 +125,7 @@ final class Fanout<T> {
         List<String> described = new ArrayList<>();
         for (int i = 0; i < errors.length; i++) {
             if (errors[i] != null) {
-                described.add(nodes.get(i).address() + ": " + Failures.nodeFailure(errors[i], timeoutMs));
+                described.add(nodes.get(i).address() + ": " + Failures.nodeFailure(nodes.get(i), errors[i], timeoutMs));
             }
         }
         return described;
