@@ -103,9 +103,22 @@ class FairLockTest {
             pool.shutdownNow();
         }
         assertThat(order).containsExactlyElementsOf(IntStream.range(0, 20).boxed().toList());
-        for (RedisServer server : servers) {
-            await().atMost(Duration.ofSeconds(5)).until(() -> server.keys("dlock:{*").isEmpty());
-        }
+        // every waiter has held and released the lock and left every node's queue: nothing is left
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            for (RedisServer server : servers) {
+                assertThat(keysLeft(server)).as("keys left on %s", server.uri()).isEmpty();
+            }
+        });
+    }
+
+    /** The lock keys on the server with their type, time to live and content, for failure messages. */
+    private static List<String> keysLeft(RedisServer server) {
+        return server.keys("dlock:{*").stream().map(key -> {
+            Object type = server.command("TYPE", key);
+            Object content = "zset".equals(type) ? server.command("ZRANGE", key, "0", "-1", "WITHSCORES")
+                    : "hash".equals(type) ? server.command("HGETALL", key) : "";
+            return key + " (" + type + ", pttl " + server.command("PTTL", key) + " ms) " + content;
+        }).toList();
     }
 
     @Test

@@ -36,11 +36,21 @@ final class Cli {
     }
 
     static Running start(Map<String, String> env, String... args) {
-        List<String> command = new ArrayList<>();
+        return start(List.of(), List.of(), env, args);
+    }
+
+    /**
+     * With {@code wrapper} in front of the java command (e.g. {@code unshare ... sh -c 'exec "$@"'}:
+     * it must exec java in the end, so that the process is dlock's JVM) and {@code jvmOptions}
+     * (e.g. {@code -Djava.io.tmpdir=...}) given to that JVM.
+     */
+    static Running start(List<String> wrapper, List<String> jvmOptions, Map<String, String> env, String... args) {
+        List<String> command = new ArrayList<>(wrapper);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         // short-lived JVMs on a 2-core machine: skip the optimizing compiler, use the smallest GC
         command.add("-XX:TieredStopAtLevel=1");
         command.add("-XX:+UseSerialGC");
+        command.addAll(jvmOptions);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(Main.class.getName());
@@ -60,6 +70,28 @@ final class Cli {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * A wrapper for {@link #start(List, List, Map, String...)}, for tests that send dlock SIGINT.
+     * When this JVM runs with SIGINT ignored (as a shell script's background jobs do, e.g.
+     * {@code ./mvnw verify &}), dlock would inherit that and never see the signal; the wrapper,
+     * {@code env --default-signal=INT}, gives it SIGINT's default back. Empty when SIGINT is not
+     * ignored, or not on Linux.
+     */
+    static List<String> withDefaultSigint() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("SigIgn:")) {
+                    long ignored = Long.parseUnsignedLong(line.substring("SigIgn:".length()).strip(), 16);
+                    boolean sigintIgnored = (ignored & (1L << (2 - 1))) != 0; // SIGINT is 2: bit 1
+                    return sigintIgnored ? List.of("env", "--default-signal=INT") : List.of();
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            // not Linux: leave it as it is
+        }
+        return List.of();
     }
 
     /** A dlock process still running (or not). {@link #close()} kills it. */

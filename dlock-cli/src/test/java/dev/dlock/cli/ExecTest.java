@@ -4,13 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.dlock.LockClient;
+import dev.dlock.LockInfo;
 import dev.dlock.testing.RedisServers;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -30,6 +36,11 @@ class ExecTest {
 
     /** Marks $0.started, then records a SIGTERM in $0.term and exits 42. */
     private static final String TRAP_TERM = "trap 'echo TERM > \"$0.term\"; exit 42' TERM; touch \"$0.started\"; "
+            + "while true; do sleep 0.05; done";
+
+    /** Records which of SIGINT (exit 43) or SIGTERM (exit 42) reached it in $0.signal. */
+    private static final String TRAP_INT_AND_TERM = "trap 'echo INT > \"$0.signal\"; exit 43' INT; "
+            + "trap 'echo TERM > \"$0.signal\"; exit 42' TERM; touch \"$0.started\"; "
             + "while true; do sleep 0.05; done";
 
     private static LockClient inspector;
@@ -152,6 +163,79 @@ class ExecTest {
         assertThat(locked("service")).as("released once the command ended").isFalse();
     }
 
+    /**
+     * docs/cli.md: "The lease (--lease ...) is renewed every third of it while the command runs";
+     * the issue: "The lock is held while the command runs, renewed all the while". With a 1 s lease,
+     * the same hold (same fencing token, same dlock process) stays in Redis over several leases, its
+     * lease never above 1 s and seen to go up again (renewals), and only ends when the command does.
+     */
+    @Test
+    void shortLeaseIsRenewedForAsLongAsTheCommandRunsAndTheKeyIsGoneAfterIt() throws IOException {
+        Duration lease = Duration.ofSeconds(1);
+        Path child = dir.resolve("long");
+        Cli.Running exec = start("exec", "--lease", "1s", "long-job", "--", "sh", "-c", HOLD_UNTIL_GO,
+                child.toString());
+        await().atMost(Duration.ofSeconds(30)).until(() -> exists(child, ".start"));
+
+        LockInfo acquired = inspector.getLock("long-job").info();
+        assertThat(acquired.isLocked()).as("held while the command runs").isTrue();
+        assertThat(acquired.holder().orElseThrow().pid()).isEqualTo(exec.process().pid());
+        assertThat(acquired.remainingLease()).isPositive().isLessThanOrEqualTo(lease);
+        String key = acquired.key();
+
+        // watch the hold until more than three leases have passed and several renewals were seen;
+        // a hold that ran out, or was taken again, stops the watch at once
+        long watchStart = System.nanoTime();
+        AtomicReference<String> broken = new AtomicReference<>();
+        AtomicInteger renewals = new AtomicInteger();
+        AtomicReference<Duration> lastLease = new AtomicReference<>(acquired.remainingLease());
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> {
+            LockInfo now = inspector.getLock("long-job").info();
+            if (!now.isLocked() || now.fencingToken() != acquired.fencingToken()
+                    || now.holder().orElseThrow().pid() != exec.process().pid()
+                    || now.remainingLease().compareTo(lease) > 0) {
+                broken.set(now + " after " + Duration.ofNanos(System.nanoTime() - watchStart) + ", first seen "
+                        + acquired + "\n" + exec.stderr());
+                return true;
+            }
+            if (now.remainingLease().compareTo(lastLease.getAndSet(now.remainingLease())) > 0) {
+                renewals.incrementAndGet();
+            }
+            return renewals.get() >= 3 && System.nanoTime() - watchStart > lease.multipliedBy(3).toNanos();
+        });
+        assertThat(broken.get()).as("the hold ran out or changed while the command ran").isNull();
+        assertThat(exec.process().isAlive()).isTrue();
+
+        Cli.Result other = Cli.run("--redis", redis.server().uri(), "exec", "--wait", "0", "long-job", "--", "true");
+        assertThat(other.exitCode()).as("still held after three leases: " + other).isEqualTo(ExitCodes.NOT_ACQUIRED);
+
+        Files.createFile(Path.of(child + ".go"));
+        Cli.Result result = exec.await(Duration.ofSeconds(30));
+        assertThat(result.exitCode()).as(result.toString()).isZero();
+        assertThat(result.stderr()).isEmpty();
+        assertThat(redis.server().command("EXISTS", key)).as("key " + key + " after the command ended")
+                .isEqualTo(0L);
+        assertThat(redis.server().keys("*")).isEmpty();
+    }
+
+    @Test
+    void sigintToDlockReachesTheCommandAsSigintAndTheLockIsReleasedWhenItEnds() {
+        Path child = dir.resolve("interactive");
+        Cli.Running exec = Cli.start(Cli.withDefaultSigint(), List.of(), Map.of(), "--redis", redis.server().uri(),
+                "exec", "interactive", "--", "sh", "-c", TRAP_INT_AND_TERM, child.toString());
+        running.add(exec);
+        await().atMost(Duration.ofSeconds(30)).until(() -> exists(child, ".started"));
+        assertThat(locked("interactive")).isTrue();
+
+        signal(exec.process(), "INT"); // to dlock only, as kill -INT would (not at a terminal)
+
+        Cli.Result result = exec.await(Duration.ofSeconds(30));
+        assertThat(result.exitCode()).as("the command's own code: " + result).isEqualTo(43);
+        assertThat(read(child, ".signal")).as("the signal the command got").isEqualTo("INT");
+        assertThat(locked("interactive")).as("released once the command ended").isFalse();
+        assertThat(redis.server().keys("*")).isEmpty();
+    }
+
     @Test
     void missingProgramExits127AndLeavesTheLockFree() {
         Cli.Result result = Cli.run("--redis", redis.server().uri(), "exec", "ghost", "--", "no-such-program-dlock");
@@ -167,6 +251,28 @@ class ExecTest {
         Cli.Running process = Cli.start(all.toArray(String[]::new));
         running.add(process);
         return process;
+    }
+
+    /** kill -SIGNAL pid: the JDK only sends SIGTERM and SIGKILL. */
+    private static void signal(Process process, String signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
+            assertThat(kill.waitFor(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(kill.exitValue()).as("kill -" + signal).isZero();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String read(Path base, String suffix) {
+        try {
+            return Files.readString(Path.of(base + suffix)).strip();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static boolean locked(String name) {

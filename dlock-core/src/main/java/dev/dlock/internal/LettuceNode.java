@@ -17,19 +17,29 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
+import io.netty.util.concurrent.FastThreadLocalThread;
 import java.net.SocketAddress;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 /**
  * A {@link RedisNode} on Lettuce: one multiplexed connection for commands (EVALSHA from every
  * thread pipelines on it), one for pub/sub. Both reconnect by themselves; commands issued while
  * disconnected are buffered and fail by the command timeout if the link does not come back.
+ *
+ * <p>Each connection sends its commands in the order they were issued, whatever the thread (see
+ * {@link InOrder}): the lock algorithms count on a command that follows another on a node (the
+ * abandon of a refused Redlock attempt, a waiter's leave after its grant) reaching it second.
  */
 public final class LettuceNode implements RedisNode {
 
@@ -37,6 +47,8 @@ public final class LettuceNode implements RedisNode {
 
     private final RedisClient client;
     private final String address;
+    private final InOrder commandOrder;
+    private final InOrder pubSubOrder;
     private volatile StatefulRedisConnection<String, String> connection;
     private volatile RedisAsyncCommands<String, String> commands;
     private volatile StatefulRedisPubSubConnection<String, String> pubSub;
@@ -62,6 +74,8 @@ public final class LettuceNode implements RedisNode {
         this.address = Failures.describe(uri);
         uri.setTimeout(commandTimeout);
         this.client = RedisClient.create(resources, uri);
+        this.commandOrder = new InOrder(resources.eventExecutorGroup().next());
+        this.pubSubOrder = new InOrder(resources.eventExecutorGroup().next());
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(true)
                 .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
@@ -131,12 +145,12 @@ public final class LettuceNode implements RedisNode {
         if (commands == null) {
             return CompletableFuture.failedFuture(notConnected);
         }
-        CompletableFuture<Object> bySha = commands.<Object>evalsha(script.sha1(), script.outputType(), keys, args)
-                .toCompletableFuture();
+        CompletableFuture<Object> bySha = commandOrder.send(
+                () -> commands.<Object>evalsha(script.sha1(), script.outputType(), keys, args));
         return bySha.exceptionallyCompose(error -> {
             if (unwrap(error) instanceof RedisNoScriptException) {
                 loadAllScripts(commands);
-                return commands.<Object>eval(script.body(), script.outputType(), keys, args).toCompletableFuture();
+                return commandOrder.send(() -> commands.<Object>eval(script.body(), script.outputType(), keys, args));
             }
             return CompletableFuture.failedFuture(unwrap(error));
         });
@@ -148,7 +162,7 @@ public final class LettuceNode implements RedisNode {
      */
     private void loadAllScripts(RedisAsyncCommands<String, String> commands) {
         for (LuaScript script : LuaScript.values()) {
-            commands.scriptLoad(script.body());
+            commandOrder.send(() -> commands.scriptLoad(script.body()));
         }
     }
 
@@ -184,7 +198,7 @@ public final class LettuceNode implements RedisNode {
         if (pubSub == null) {
             return CompletableFuture.failedFuture(notConnected);
         }
-        return pubSub.async().subscribe(channel).toCompletableFuture();
+        return pubSubOrder.send(() -> pubSub.async().subscribe(channel));
     }
 
     @Override
@@ -193,7 +207,7 @@ public final class LettuceNode implements RedisNode {
         if (pubSub == null) {
             return CompletableFuture.completedFuture(null);
         }
-        return pubSub.async().unsubscribe(channel).toCompletableFuture();
+        return pubSubOrder.send(() -> pubSub.async().unsubscribe(channel));
     }
 
     @Override
@@ -224,6 +238,86 @@ public final class LettuceNode implements RedisNode {
 
     private static Throwable unwrap(Throwable error) {
         return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    }
+
+    /**
+     * Sends one connection's commands in the order they were issued. Netty writes a command issued
+     * on the connection's I/O thread at once, but queues one issued on any other thread as a task
+     * for that I/O thread; and one I/O thread serves several connections (a Redlock client's nodes
+     * share two). So a command sent from a reply callback (on the I/O thread) could reach the
+     * server before a command issued a moment earlier from another thread, still queued: the
+     * abandon sent when a quorum refused an attempt reached a slow node before that attempt's
+     * acquire, which then granted there and left a copy that nobody held or released until its
+     * lease ended (FairLockTest caught it as a key left behind).
+     *
+     * <p>So commands issued on a Netty thread are handed to one writer thread, which is never an
+     * I/O thread and issues them in turn; and while any are waiting for it, commands from other
+     * threads queue behind them. Commands issued on other threads with nothing waiting (the common
+     * case: a caller's acquire or release) are issued at once, without the hand-off.
+     */
+    private static final class InOrder {
+        private final Executor writer;
+        private final ArrayDeque<Runnable> waiting = new ArrayDeque<>();
+        /** A drain of {@link #waiting} is scheduled or running; guarded by this. */
+        private boolean draining;
+
+        InOrder(Executor writer) {
+            this.writer = writer;
+        }
+
+        <T> CompletableFuture<T> send(Supplier<? extends CompletionStage<T>> command) {
+            CompletableFuture<T> sent = new CompletableFuture<>();
+            synchronized (this) {
+                if (draining || Thread.currentThread() instanceof FastThreadLocalThread) {
+                    waiting.add(() -> issue(command, sent));
+                    if (!draining) {
+                        draining = true;
+                        drainLater();
+                    }
+                    return sent;
+                }
+            }
+            // nothing is waiting, so everything issued before this call has reached Netty's queue
+            issue(command, sent);
+            return sent;
+        }
+
+        private void drainLater() {
+            try {
+                writer.execute(this::drain);
+            } catch (RejectedExecutionException e) {
+                // the client's resources are shut down: nothing will be sent any more
+                drain();
+            }
+        }
+
+        private void drain() {
+            while (true) {
+                Runnable next;
+                synchronized (this) {
+                    next = waiting.poll();
+                    if (next == null) {
+                        draining = false;
+                        return;
+                    }
+                }
+                next.run();
+            }
+        }
+
+        private static <T> void issue(Supplier<? extends CompletionStage<T>> command, CompletableFuture<T> sent) {
+            try {
+                command.get().whenComplete((value, error) -> {
+                    if (error != null) {
+                        sent.completeExceptionally(error);
+                    } else {
+                        sent.complete(value);
+                    }
+                });
+            } catch (RuntimeException e) {
+                sent.completeExceptionally(e);
+            }
+        }
     }
 
     /** Tells the listener of every pub/sub connect after the first one. */
