@@ -100,8 +100,9 @@ public interface DistributedLock extends Lock {
 
     /**
      * Releases the lock whoever holds it. Its holder learns of it on its next renewal or unlock.
+     * Over Redlock every node's copy is deleted.
      *
-     * @return true when the lock was held
+     * @return true when the lock was held (over Redlock: on a quorum of the nodes)
      */
     boolean forceUnlock();
 

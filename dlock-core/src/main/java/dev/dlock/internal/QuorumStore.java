@@ -251,11 +251,14 @@ final class QuorumStore implements LockStore {
                         throw new LockBackendException("force release failed for lock '" + target.name()
                                 + "': no node answered: " + String.join("; ", replies.failures(timeoutMs)));
                     }
-                    boolean wasHeld = false;
+                    // held means held by a quorum: a minority of copies (a grant that reached a node
+                    // after the quorum had decided, a node that lost its data) is freed too, but no
+                    // one held the lock through it
+                    int heldOn = 0;
                     for (int i = 0; i < replies.size(); i++) {
-                        wasHeld |= Long.valueOf(1).equals(replies.reply(i));
+                        heldOn += Long.valueOf(1).equals(replies.reply(i)) ? 1 : 0;
                     }
-                    return Optional.of(wasHeld);
+                    return Optional.of(heldOn >= quorum);
                 });
     }
 
