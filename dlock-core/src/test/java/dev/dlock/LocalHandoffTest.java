@@ -48,41 +48,43 @@ class LocalHandoffTest {
         long holderToken = lock.fencingToken();
         List<Integer> order = Collections.synchronizedList(new ArrayList<>());
         List<Long> tokens = Collections.synchronizedList(new ArrayList<>());
-        ExecutorService pool = Executors.newFixedThreadPool(waiters);
-        try {
-            List<Future<?>> done = new ArrayList<>();
-            long base = TestClients.scriptCalls(server);
-            for (int i = 0; i < waiters; i++) {
-                int id = i;
-                done.add(pool.submit(() -> {
-                    lock.lock();
-                    try {
-                        order.add(id);
-                        tokens.add(lock.fencingToken());
-                    } finally {
-                        lock.unlock();
-                    }
-                    return null;
-                }));
-                // the first waiter tries, subscribes and tries again; later ones find the channel
-                // subscribed and park after one refused try
-                long calls = base + 2 + i;
-                await().atMost(Duration.ofSeconds(10)).until(() -> TestClients.scriptCalls(server) >= calls);
+        List<Thread> threads = new ArrayList<>();
+        long base = TestClients.scriptCalls(server);
+        for (int i = 0; i < waiters; i++) {
+            int id = i;
+            Thread waiter = new Thread(() -> {
+                lock.lock();
+                try {
+                    order.add(id);
+                    tokens.add(lock.fencingToken());
+                } finally {
+                    lock.unlock();
+                }
+            }, "waiter-" + i);
+            threads.add(waiter);
+            waiter.start();
+            if (i == 0) {
+                // the first waiter asks Redis, subscribes and asks again
+                await().atMost(Duration.ofSeconds(10)).until(() -> TestClients.scriptCalls(server) >= base + 2);
             }
-            long callsBefore = TestClients.scriptCalls(server);
-            long publishesBefore = TestClients.publishes(server);
-            lock.unlock();
-            for (Future<?> f : done) {
-                f.get(30, TimeUnit.SECONDS);
-            }
-            // one handoff per waiter, then the last waiter's plain release; a race for the lock
-            // among the waiters at every release would take several calls per release
-            assertThat(TestClients.scriptCalls(server) - callsBefore).isEqualTo(waiters + 1L);
-            // only the last release is published: a handoff wakes nobody else
-            assertThat(TestClients.publishes(server) - publishesBefore).isEqualTo(1L);
-        } finally {
-            pool.shutdownNow();
+            // later ones see the lock held by this client and park without asking; a thread
+            // blocks in lock() once its waiter is parked
+            await().atMost(Duration.ofSeconds(10)).until(() -> waiter.getState() == Thread.State.WAITING
+                    || waiter.getState() == Thread.State.TIMED_WAITING);
         }
+        assertThat(TestClients.scriptCalls(server)).isEqualTo(base + 2);
+        long callsBefore = TestClients.scriptCalls(server);
+        long publishesBefore = TestClients.publishes(server);
+        lock.unlock();
+        for (Thread waiter : threads) {
+            waiter.join(30_000);
+            assertThat(waiter.isAlive()).isFalse();
+        }
+        // one handoff per waiter, then the last waiter's plain release; a race for the lock
+        // among the waiters at every release would take several calls per release
+        assertThat(TestClients.scriptCalls(server) - callsBefore).isEqualTo(waiters + 1L);
+        // only the last release is published: a handoff wakes nobody else
+        assertThat(TestClients.publishes(server) - publishesBefore).isEqualTo(1L);
         assertThat(order).containsExactlyElementsOf(java.util.stream.IntStream.range(0, waiters).boxed().toList());
         assertThat(tokens.get(0)).isGreaterThan(holderToken);
         assertThat(tokens).isSorted().doesNotHaveDuplicates();

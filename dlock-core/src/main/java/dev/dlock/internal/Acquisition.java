@@ -55,6 +55,8 @@ final class Acquisition {
     /** The current wait's woken flag and timer, for {@link #claimForHandoff()}. */
     private volatile AtomicBoolean parkedWoken;
     private volatile ScheduledFuture<?> parkedTimer;
+    /** Whether an attempt was made or skipped already: only the first may be skipped. */
+    private volatile boolean askedRedis;
     private CompletableFuture<String> signal;
 
     /**
@@ -140,6 +142,21 @@ final class Acquisition {
         if (current != null) {
             signal = current.signal();
         }
+        if (parksLocally && current != null && !askedRedis) {
+            Hold local = engine.localHold(target.key());
+            long validNanos = local == null || local.isKnownInvalid() ? 0 : local.validUntilNanos - System.nanoTime();
+            long remaining = deadlineNanos - System.nanoTime();
+            if (validNanos > 0 && (unbounded || remaining > 0)) {
+                // another thread of this client holds it, so Redis would refuse: park at once and
+                // let that thread's release hand it over (or its release message, or its lease's
+                // end, wake this waiter to ask Redis)
+                askedRedis = true;
+                long waitNanos = validNanos + TimeUnit.MILLISECONDS.toNanos(1);
+                waitForWake(unbounded ? waitNanos : Math.min(waitNanos, remaining), true);
+                return;
+            }
+        }
+        askedRedis = true;
         if (!fixedOwner) {
             owner = ownerPrefix + ":" + engine.nextOwnerSequence();
         }
@@ -303,6 +320,15 @@ final class Acquisition {
     }
 
     private void finish(AcquireReply.Granted grant) {
+        if (grant != null && result.complete(grant)) {
+            // the caller first: the channel can be left once its thread is on its way
+            leaveChannel();
+            if (engine.store().nodes().size() > 1) {
+                // Redlock: the nodes that did not grant may still have this waiter queued
+                leaveQueue();
+            }
+            return;
+        }
         leaveChannel();
         if (grant == null) {
             if (queued) {
@@ -313,18 +339,11 @@ final class Acquisition {
             }
             return;
         }
-        if (!result.complete(grant)) {
-            // the caller cancelled the result first: nobody will ever own this grant
-            if (!reentry) {
-                engine.store().abandon(target, kind, owner);
-            }
-            leaveQueue();
-            return;
+        // the caller cancelled the result first: nobody will ever own this grant
+        if (!reentry) {
+            engine.store().abandon(target, kind, owner);
         }
-        if (engine.store().nodes().size() > 1) {
-            // Redlock: the nodes that did not grant may still have this waiter queued
-            leaveQueue();
-        }
+        leaveQueue();
     }
 
     private void fail(Throwable failure) {

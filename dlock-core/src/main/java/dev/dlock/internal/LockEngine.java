@@ -55,6 +55,8 @@ public final class LockEngine implements AutoCloseable {
     private final ConcurrentHashMap<String, Hold> threadHolds = new ConcurrentHashMap<>();
     private final AtomicLong ownerSequence = new AtomicLong();
     private final ParkedWaiters parkedWaiters = new ParkedWaiters();
+    /** This client's reentrant holds by lock key: a new waiter of a lock held here need not ask Redis. */
+    private final ConcurrentHashMap<String, Hold> localHolds = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     /** A client on one Redis. */
@@ -180,6 +182,9 @@ public final class LockEngine implements AutoCloseable {
         Hold hold = new Hold(acquisition.target(), acquisition.kind(), acquisition.owner(), acquisition.holder(), grant.token(),
                 acquisition.leaseMs(), renewed, grant.validUntilNanos());
         holds.add(hold);
+        if (hold.kind == LockKind.REENTRANT) {
+            localHolds.put(hold.target.key(), hold);
+        }
         if (renewed) {
             watchdog.add(hold);
         }
@@ -190,6 +195,12 @@ public final class LockEngine implements AutoCloseable {
     void forget(Hold hold) {
         watchdog.remove(hold);
         holds.remove(hold);
+        localHolds.remove(hold.target.key(), hold);
+    }
+
+    /** This client's reentrant hold on the lock key, if it has one. */
+    Hold localHold(String key) {
+        return localHolds.get(key);
     }
 
     /**
