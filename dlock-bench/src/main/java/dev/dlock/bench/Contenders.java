@@ -6,12 +6,15 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BiFunction;
 import org.redisson.Redisson;
@@ -33,6 +36,12 @@ public enum Contenders {
     DLOCK_FAIR("dlock fair", Contenders::dlockFair),
     /** Redisson's fair lock ({@code RedissonClient.getFairLock}, an RFairLock). */
     REDISSON_FAIR("Redisson fair", Contenders::redissonFair),
+    /**
+     * The least a correct quorum lock does, on all the given servers: SET NX PX on every server at
+     * once, done when a majority said OK; then compare-and-delete on every server, done when a
+     * majority answered. No retries, no validity arithmetic, no tokens.
+     */
+    QUORUM_FLOOR("raw quorum floor", Contenders::quorumFloor),
     /** dlock's Redlock over all the given servers. */
     DLOCK_REDLOCK("dlock Redlock", Contenders::dlockRedlock),
     /** RedissonRedLock over one Redisson client per server. */
@@ -143,6 +152,80 @@ public enum Contenders {
                 client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
             }
         };
+    }
+
+    private static Contender quorumFloor(List<String> uris, Contender.Settings settings) {
+        List<RedisClient> clients = new ArrayList<>();
+        List<RedisAsyncCommands<String, String>> nodes = new ArrayList<>();
+        for (String uri : uris) {
+            RedisClient client = RedisClient.create(uri);
+            clients.add(client);
+            nodes.add(client.connect().async());
+        }
+        String release = nodes.get(0).getStatefulConnection().sync().scriptLoad(COMPARE_AND_DELETE);
+        for (RedisAsyncCommands<String, String> node : nodes.subList(1, nodes.size())) {
+            node.getStatefulConnection().sync().scriptLoad(COMPARE_AND_DELETE);
+        }
+        SetArgs acquire = SetArgs.Builder.nx().px(settings.watchdogLeaseMs());
+        int quorum = nodes.size() / 2 + 1;
+        return new Contender() {
+            @Override
+            public BenchLock lock(String name) {
+                String token = Long.toHexString(ThreadLocalRandom.current().nextLong())
+                        + Long.toHexString(ThreadLocalRandom.current().nextLong());
+                String[] keys = {name};
+                return new BenchLock() {
+                    @Override
+                    public void lock() {
+                        List<CompletableFuture<Boolean>> replies = new ArrayList<>();
+                        for (RedisAsyncCommands<String, String> node : nodes) {
+                            replies.add(node.set(name, token, acquire).toCompletableFuture().thenApply("OK"::equals));
+                        }
+                        if (awaitMajority(replies, quorum) < quorum) {
+                            throw new IllegalStateException("the raw quorum floor does not wait, and '" + name + "' is held");
+                        }
+                    }
+
+                    @Override
+                    public void unlock() {
+                        List<CompletableFuture<Boolean>> replies = new ArrayList<>();
+                        for (RedisAsyncCommands<String, String> node : nodes) {
+                            replies.add(node.<Long>evalsha(release, ScriptOutputType.INTEGER, keys, token)
+                                    .toCompletableFuture().thenApply(deleted -> deleted == 1L));
+                        }
+                        if (awaitMajority(replies, quorum) < quorum) {
+                            throw new IllegalMonitorStateException("'" + name + "' was not held by this token on a majority");
+                        }
+                    }
+                };
+            }
+
+            @Override
+            public String keyOf(String name) {
+                return name;
+            }
+
+            @Override
+            public void close() {
+                clients.forEach(client -> client.shutdown(Duration.ZERO, Duration.ofSeconds(1)));
+            }
+        };
+    }
+
+    /** Waits until a majority answered true, or every node answered; returns how many said true. */
+    private static int awaitMajority(List<CompletableFuture<Boolean>> replies, int quorum) {
+        AtomicInteger yes = new AtomicInteger();
+        AtomicInteger answered = new AtomicInteger();
+        CompletableFuture<Integer> decided = new CompletableFuture<>();
+        for (CompletableFuture<Boolean> reply : replies) {
+            reply.whenComplete((ok, error) -> {
+                int yeses = Boolean.TRUE.equals(ok) ? yes.incrementAndGet() : yes.get();
+                if (yeses >= quorum || answered.incrementAndGet() == replies.size()) {
+                    decided.complete(yeses);
+                }
+            });
+        }
+        return decided.join();
     }
 
     private static Contender dlock(List<String> uris, Contender.Settings settings) {

@@ -205,8 +205,12 @@ final class Report {
                 any ? Optional.of(violations) : Optional.empty(), x -> x == 0, x -> number(x, 0)));
         Optional<Double> redlockP50 = results.median(r, Contenders.DLOCK_REDLOCK, Metric.P50);
         Optional<Double> singleP50 = results.median(u, Contenders.DLOCK, Metric.P50);
+        // the same ratio for the raw floors says what five servers cost on this machine, whatever the lock
+        Optional<Double> floorsRatio = results.median(r, Contenders.QUORUM_FLOOR, Metric.P50)
+                .flatMap(q -> results.median(u, Contenders.FLOOR, Metric.P50).map(f -> q / f));
         targets.add(check(r, "p50 ≤ 1.5× dlock's single-node uncontended p50",
-                redlockP50.flatMap(x -> singleP50.map(y -> x / y)), x -> x <= 1.5, x -> ratio(x) + " single-node",
+                redlockP50.flatMap(x -> singleP50.map(y -> x / y)), x -> x <= 1.5, x -> ratio(x) + " single-node"
+                        + floorsRatio.map(f -> " (raw quorum floor ÷ raw floor: " + ratio(f) + ")").orElse(""),
                 results.missingReason(r, Contenders.DLOCK_REDLOCK)));
         targets.add(check(r, "p50 ≤ 0.5× RedissonRedLock's",
                 results.ratio(r, Contenders.DLOCK_REDLOCK, Contenders.REDISSON_REDLOCK, Metric.P50), x -> x <= 0.5,

@@ -22,7 +22,7 @@ enum Scenario {
             + " clients of the library, 1 key, empty critical section",
             List.of(Contenders.DLOCK, Contenders.REDISSON), Metrics.CONTENDED),
     REDLOCK("redlock", "1 thread, 5 servers, acquire+release pairs (JMH, sample mode)",
-            List.of(Contenders.DLOCK_REDLOCK, Contenders.REDISSON_REDLOCK),
+            List.of(Contenders.QUORUM_FLOOR, Contenders.DLOCK_REDLOCK, Contenders.REDISSON_REDLOCK),
             List.of(Metric.OPS, Metric.P50, Metric.P99, Metric.P999)),
     MANY_HELD("many-held", "locks held at once by one client (16 threads), renewed by the watchdog",
             List.of(Contenders.DLOCK, Contenders.REDISSON),

@@ -16,10 +16,8 @@
 -- The token of a fresh hold is max(previous token in this hash + 1, floor + 1, server TIME in µs).
 -- The hash is deleted on release, so the clock (and on Redlock the floor) carries monotonicity
 -- across holders; see docs/design.md.
-local owner = redis.call('HGET', KEYS[1], 'o')
-
 if ARGV[4] == '1' then
-  if owner ~= ARGV[1] then
+  if redis.call('HGET', KEYS[1], 'o') ~= ARGV[1] then
     return {-1}
   end
   local count = redis.call('HINCRBY', KEYS[1], 'c', 1)
@@ -30,19 +28,21 @@ if ARGV[4] == '1' then
   return {1, redis.call('HGET', KEYS[1], 't'), count}
 end
 
-if owner ~= false and owner ~= ARGV[1] then
-  return {0, redis.call('PTTL', KEYS[1])}
-end
--- a hash without an owner field is a read-write lock of the same name (readers, or a writer
--- waiting): held, as far as this lock is concerned
-if owner == false and redis.call('EXISTS', KEYS[1]) == 1 then
-  return {0, redis.call('PTTL', KEYS[1])}
+-- Free: the common case, decided by one call (HLEN also fails with WRONGTYPE on a key of
+-- another type, as HGET does)
+local previous = 0
+if redis.call('HLEN', KEYS[1]) > 0 then
+  -- held; a hash without an owner field is a read-write lock of the same name (readers, or a
+  -- writer waiting): held, as far as this lock is concerned
+  if redis.call('HGET', KEYS[1], 'o') ~= ARGV[1] then
+    return {0, redis.call('PTTL', KEYS[1])}
+  end
+  -- still ours from an attempt whose reply the caller never saw: a fresh hold all the same
+  previous = tonumber(redis.call('HGET', KEYS[1], 't') or '0')
 end
 
--- Free, or still ours from an attempt whose reply the caller never saw: a fresh hold either way.
 local now = redis.call('TIME')
 local token = tonumber(now[1]) * 1000000 + tonumber(now[2])
-local previous = tonumber(redis.call('HGET', KEYS[1], 't') or '0')
 if KEYS[2] then
   previous = math.max(previous, tonumber(redis.call('GET', KEYS[2]) or '0'))
 end

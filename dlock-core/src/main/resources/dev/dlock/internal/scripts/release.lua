@@ -21,14 +21,14 @@ local function raise_floor(token)
   end
 end
 
-if redis.call('HGET', KEYS[1], 'o') ~= ARGV[1] then
+local hold = redis.call('HMGET', KEYS[1], 'o', 'c', 't')
+if hold[1] ~= ARGV[1] then
   return -1
 end
-local count = redis.call('HINCRBY', KEYS[1], 'c', -1)
-if count > 0 then
-  return count
+if tonumber(hold[2]) > 1 then
+  return redis.call('HINCRBY', KEYS[1], 'c', -1)
 end
-local released = string.format('%.0f', math.max(tonumber(redis.call('HGET', KEYS[1], 't')), tonumber(ARGV[3])))
+local released = string.format('%.0f', math.max(tonumber(hold[3]), tonumber(ARGV[3])))
 raise_floor(released)
 redis.call('DEL', KEYS[1])
 -- the token as message: a waiter subscribed on several Redlock nodes wakes once per release
