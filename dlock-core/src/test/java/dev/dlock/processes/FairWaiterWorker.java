@@ -6,13 +6,17 @@ import java.time.Duration;
 
 /**
  * A separate JVM that queues for a fair lock (asking for a long lease) and holds it until killed.
- * Args: redisUri lockName waiterTimeoutMillis leaseMillis. Prints "WAITING" before it asks and
+ * Args: redisUris lockName waiterTimeoutMillis leaseMillis, where redisUris is one Redis URI or
+ * several separated by commas (Redlock over those masters). Prints "WAITING" before it asks and
  * "HOLDING <token>" once it holds the lock.
  */
 public final class FairWaiterWorker {
     public static void main(String[] args) throws InterruptedException {
-        LockClient client = LockClient.builder()
-                .redisUri(args[0])
+        String[] uris = args[0].split(",");
+        LockClient.Builder builder = uris.length > 1
+                ? LockClient.builder().redlockNodes(uris).redlockNodeTimeout(Duration.ofMillis(200))
+                : LockClient.builder().redisUri(uris[0]);
+        LockClient client = builder
                 .waiterTimeout(Duration.ofMillis(Long.parseLong(args[2])))
                 .commandTimeout(Duration.ofMillis(200))
                 .build();
