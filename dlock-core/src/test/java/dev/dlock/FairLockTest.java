@@ -121,50 +121,59 @@ class FairLockTest {
         }).toList();
     }
 
-    @Test
-    void waitersKilledWhileQueuedHoldUpTheNextLiveWaiterOnlyForTheWaiterTimeout() throws Exception {
+    @ParameterizedTest(name = "redlock={0}")
+    @ValueSource(booleans = {false, true})
+    void waitersKilledWhileQueuedHoldUpTheNextLiveWaiterOnlyForTheWaiterTimeout(boolean redlock) throws Exception {
         Duration waiterTimeout = Duration.ofSeconds(1);
         // the dead waiters asked for a 5-minute lease: the queue must not wait for that
         long deadWaitersLeaseMs = TimeUnit.MINUTES.toMillis(5);
-        RedisServer server = single.server();
-        DistributedLock holder = client(false, waiterTimeout).getFairLock("crash-queue");
+        List<RedisServer> servers = redlock ? quorum.all() : single.all();
+        String lockUris = redlock ? String.join(",", quorum.uris()) : single.server().uri();
+        DistributedLock holder = client(redlock, waiterTimeout).getFairLock("crash-queue");
         holder.lock();
         List<JavaProcess> doomed = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
-            doomed.add(clients.track(JavaProcesses.start(FairWaiterWorker.class, List.of(server.uri(), "crash-queue",
+            doomed.add(clients.track(JavaProcesses.start(FairWaiterWorker.class, List.of(lockUris, "crash-queue",
                     Long.toString(waiterTimeout.toMillis()), Long.toString(deadWaitersLeaseMs)))));
         }
-        awaitQueued(List.of(server), "crash-queue", 2);
-        DistributedLock live = client(false, waiterTimeout).getFairLock("crash-queue");
+        awaitQueued(servers, "crash-queue", 2);
+        DistributedLock live = client(redlock, waiterTimeout).getFairLock("crash-queue");
         CompletableFuture<Long> liveGotItAt = CompletableFuture.supplyAsync(() -> {
             live.lock();
             long at = System.nanoTime();
             live.unlock();
             return at;
         });
-        awaitQueued(List.of(server), "crash-queue", 3);
+        awaitQueued(servers, "crash-queue", 3);
 
         doomed.forEach(JavaProcess::kill);
         long killedAt = System.nanoTime();
         holder.unlock();
         // the release hands the lock to the first queued waiter, dead or not: it cannot know yet
-        LOG.info("after the release the lock is {}", server.command("HGET", "dlock:{crash-queue}", "o"));
+        for (RedisServer server : servers) {
+            LOG.info("after the release the lock on {} is {}", server.uri(), server.command("HGET", "dlock:{crash-queue}", "o"));
+        }
 
         long waitedMs = TimeUnit.NANOSECONDS.toMillis(liveGotItAt.get(30, TimeUnit.SECONDS) - killedAt);
-        LOG.info("live waiter got the lock {} ms after two queued waiters were killed (waiter timeout {} ms)", waitedMs,
-                waiterTimeout.toMillis());
+        LOG.info("redlock={}: live waiter got the lock {} ms after two queued waiters were killed (waiter timeout {} ms)",
+                redlock, waitedMs, waiterTimeout.toMillis());
         assertThat(waitedMs).isLessThan(waiterTimeout.toMillis() + 1500);
         for (JavaProcess process : doomed) {
             assertThat(process.log()).contains("WAITING").doesNotContain("HOLDING");
         }
-        await().atMost(Duration.ofSeconds(5)).until(() -> server.keys("dlock:{*").isEmpty());
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            for (RedisServer server : servers) {
+                assertThat(keysLeft(server)).as("keys left on %s", server.uri()).isEmpty();
+            }
+        });
     }
 
-    @Test
-    void waiterThatGivesUpHasLeftTheQueueWhenTheCallReturns() throws Exception {
-        RedisServer server = single.server();
-        DistributedLock holder = client().getFairLock("give-up");
-        LockClient waiters = client();
+    @ParameterizedTest(name = "redlock={0}")
+    @ValueSource(booleans = {false, true})
+    void waiterThatGivesUpHasLeftTheQueueWhenTheCallReturns(boolean redlock) throws Exception {
+        List<RedisServer> servers = redlock ? quorum.all() : single.all();
+        DistributedLock holder = client(redlock, LockClient.DEFAULT_WAITER_TIMEOUT).getFairLock("give-up");
+        LockClient waiters = client(redlock, LockClient.DEFAULT_WAITER_TIMEOUT);
         holder.lock();
 
         DistributedLock timedOut = waiters.getFairLock("give-up");
@@ -175,12 +184,16 @@ class FairLockTest {
                 throw new IllegalStateException(e);
             }
         });
-        awaitQueued(List.of(server), "give-up", 1);
-        // while queued, the queue keys live no longer than the waiter timeout
-        assertThat((Long) server.command("PTTL", "dlock:{give-up}:queue"))
-                .isPositive().isLessThanOrEqualTo(LockClient.DEFAULT_WAITER_TIMEOUT.toMillis());
+        awaitQueued(servers, "give-up", 1);
+        for (RedisServer server : servers) {
+            // while queued, the queue keys live no longer than the waiter timeout
+            assertThat((Long) server.command("PTTL", "dlock:{give-up}:queue"))
+                    .isPositive().isLessThanOrEqualTo(LockClient.DEFAULT_WAITER_TIMEOUT.toMillis());
+        }
         assertThat(waiting.get(10, TimeUnit.SECONDS)).isFalse();
-        assertThat(server.keys("dlock:{*")).containsExactly("dlock:{give-up}");
+        // at once, on every node (over Redlock not only on a majority): far sooner than the
+        // waiter timeout (5 s) would have dropped the entries
+        assertLeftEverywhere(servers, "give-up");
 
         AtomicReference<Throwable> thrown = new AtomicReference<>();
         Thread interrupted = new Thread(() -> {
@@ -191,20 +204,34 @@ class FairLockTest {
             }
         });
         interrupted.start();
-        awaitQueued(List.of(server), "give-up", 1);
+        awaitQueued(servers, "give-up", 1);
         interrupted.interrupt();
         interrupted.join(10_000);
         assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
-        assertThat(server.keys("dlock:{*")).containsExactly("dlock:{give-up}");
+        assertLeftEverywhere(servers, "give-up");
 
         CompletableFuture<LockHandle> cancelled = waiters.getFairLock("give-up").acquireAsync();
-        awaitQueued(List.of(server), "give-up", 1);
+        awaitQueued(servers, "give-up", 1);
         cancelled.cancel(true);
         // well before the waiter timeout (5 s) would drop it
-        await().atMost(Duration.ofSeconds(1)).until(() -> queued(server, "give-up") == 0);
+        await().atMost(Duration.ofSeconds(1)).until(() -> servers.stream().allMatch(server -> queued(server, "give-up") == 0));
 
         holder.unlock();
-        assertThat(server.keys("dlock:{*")).isEmpty();
+        if (redlock) {
+            // the release returns once a majority has it: the others follow within a round trip
+            await().atMost(Duration.ofSeconds(5)).until(() -> servers.stream().allMatch(server -> server.keys("dlock:{*").isEmpty()));
+        } else {
+            assertThat(single.server().keys("dlock:{*")).isEmpty();
+        }
+    }
+
+    /** The waiter's queue entry and its liveness entry are gone from every node; the holder's hash stays. */
+    private static void assertLeftEverywhere(List<RedisServer> servers, String name) {
+        for (RedisServer server : servers) {
+            assertThat(queued(server, name)).as("queued on %s", server.uri()).isZero();
+            assertThat((Long) server.command("HLEN", "dlock:{" + name + "}:waiters")).as("waiters on %s", server.uri()).isZero();
+            assertThat(server.keys("dlock:{*")).as("keys on %s", server.uri()).containsExactly("dlock:{" + name + "}");
+        }
     }
 
     @Test

@@ -65,26 +65,39 @@ class ReadWriteLockTest {
         });
     }
 
-    @Test
-    void readersOverlapAndAWriterIsAlwaysAloneAcrossProcesses() {
-        RedisServer server = single.server();
+    @ParameterizedTest(name = "redlock={0}")
+    @ValueSource(booleans = {false, true})
+    void readersOverlapAndAWriterIsAlwaysAloneAcrossProcesses(boolean redlock) {
+        // over Redlock the workers lock on all 5 masters and keep their counters on the first
+        RedisServer counters = redlock ? quorum.get(0) : single.server();
+        String lockUris = redlock ? String.join(",", quorum.uris()) : single.server().uri();
         List<JavaProcess> workers = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
             // three readers (5 ms holds) and a writer (every 20 ms) each, for three seconds
             workers.add(clients.track(JavaProcesses.start(ReadWriteWorker.class,
-                    List.of(server.uri(), "across-jvms", "3", "1", "3000", "5", "20"))));
+                    List.of(lockUris, "across-jvms", "3", "1", "3000", "5", "20"))));
         }
         for (JavaProcess worker : workers) {
             assertThat(worker.waitFor(Duration.ofMinutes(1))).as(worker.log()).isZero();
             assertThat(worker.log()).contains("DONE");
         }
-        LOG.info("reads {}, writes {}, reader overlaps {}", server.command("GET", "rw:reads"),
-                server.command("GET", "rw:writes"), server.command("GET", "rw:overlaps"));
-        assertThat(server.command("GET", "rw:violations")).isNull();
-        assertThat(Long.parseLong((String) server.command("GET", "rw:overlaps"))).isPositive();
-        assertThat(Long.parseLong((String) server.command("GET", "rw:writes"))).isPositive();
-        assertThat(Long.parseLong((String) server.command("GET", "rw:reads"))).isPositive();
-        assertThat(server.keys("dlock:{*")).isEmpty();
+        LOG.info("redlock={}: reads {}, writes {}, reader overlaps {}, most readers inside at once {}, from at most {} processes",
+                redlock, counters.command("GET", "rw:reads"), counters.command("GET", "rw:writes"),
+                counters.command("GET", "rw:overlaps"), counters.command("GET", "rw:most-readers"),
+                counters.command("GET", "rw:most-processes"));
+        assertThat(counters.command("GET", "rw:violations")).isNull();
+        assertThat(count(counters, "rw:writes")).isPositive();
+        assertThat(count(counters, "rw:reads")).isPositive();
+        // readers share: several inside at once, from both processes
+        assertThat(count(counters, "rw:overlaps")).isPositive();
+        assertThat(count(counters, "rw:most-readers")).isGreaterThan(1);
+        assertThat(count(counters, "rw:most-processes")).isEqualTo(2);
+        assertNothingLeft(redlock ? quorum.all() : single.all());
+    }
+
+    private static long count(RedisServer server, String key) {
+        Object value = server.command("GET", key);
+        return value == null ? 0 : Long.parseLong((String) value);
     }
 
     @Test
@@ -200,12 +213,13 @@ class ReadWriteLockTest {
         void call() throws Exception;
     }
 
-    @Test
-    void writerThatGivesUpLetsTheReadersItHeldBackInAtOnce() throws Exception {
-        RedisServer server = single.server();
-        DistributedLock reading = client().getReadWriteLock("gave-up").readLock();
+    @ParameterizedTest(name = "redlock={0}")
+    @ValueSource(booleans = {false, true})
+    void writerThatGivesUpLetsTheReadersItHeldBackInAtOnce(boolean redlock) throws Exception {
+        List<RedisServer> servers = redlock ? quorum.all() : single.all();
+        DistributedLock reading = client(redlock).getReadWriteLock("gave-up").readLock();
         reading.lock(Duration.ofSeconds(30));
-        DistributedLock writer = client().getReadWriteLock("gave-up").writeLock();
+        DistributedLock writer = client(redlock).getReadWriteLock("gave-up").writeLock();
         CompletableFuture<Boolean> writerGot = CompletableFuture.supplyAsync(() -> {
             try {
                 return writer.tryLock(800, TimeUnit.MILLISECONDS);
@@ -213,8 +227,10 @@ class ReadWriteLockTest {
                 throw new IllegalStateException(e);
             }
         });
-        await().atMost(Duration.ofSeconds(5)).until(() -> server.command("HGET", "dlock:{gave-up}", "w") != null);
-        DistributedLock lateReader = client().getReadWriteLock("gave-up").readLock();
+        // marked on every node: over Redlock a reader is held back by a majority of marks
+        await().atMost(Duration.ofSeconds(5)).until(() -> servers.stream()
+                .allMatch(server -> server.command("HGET", "dlock:{gave-up}", "w") != null));
+        DistributedLock lateReader = client(redlock).getReadWriteLock("gave-up").readLock();
         assertThat(lateReader.tryLock()).as("held back by the waiting writer").isFalse();
         CompletableFuture<Long> lateReaderGotItAt = CompletableFuture.supplyAsync(() -> {
             try {
@@ -228,11 +244,14 @@ class ReadWriteLockTest {
         });
         assertThat(writerGot.get(10, TimeUnit.SECONDS)).isFalse();
         long gaveUpAt = System.nanoTime();
-        assertThat(server.command("HGET", "dlock:{gave-up}", "w")).isNull();
+        // the call returned once the mark was gone from every node, not just from a majority
+        for (RedisServer server : servers) {
+            assertThat(server.command("HGET", "dlock:{gave-up}", "w")).as("waiting mark on %s", server.uri()).isNull();
+        }
         // at once: not when the mark would have lapsed (the waiter timeout, 5 s)
         assertThat(TimeUnit.NANOSECONDS.toMillis(lateReaderGotItAt.get(10, TimeUnit.SECONDS) - gaveUpAt)).isLessThan(1000);
         reading.unlock();
-        assertNothingLeft(single.all());
+        assertNothingLeft(servers);
     }
 
     @Test

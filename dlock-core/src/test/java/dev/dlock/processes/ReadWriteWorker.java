@@ -3,6 +3,7 @@ package dev.dlock.processes;
 import dev.dlock.DistributedReadWriteLock;
 import dev.dlock.LockClient;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.util.ArrayList;
@@ -14,20 +15,49 @@ import java.util.concurrent.locks.LockSupport;
  * A separate JVM whose threads read and write under a read-write lock for a while, checking in
  * Redis that no one else is inside while a writer is. Each side counts itself in before it looks
  * at the other, so any overlap is seen by at least one of the two.
- * Args: redisUri lockName readerThreads writerThreads durationMillis readHoldMillis writePauseMillis
- * (a writer's think time between writes, outside the lock).
- * Keys: rw:readers, rw:writers (inside now), rw:violations, rw:overlaps, rw:reads, rw:writes.
+ * Args: redisUris lockName readerThreads writerThreads durationMillis readHoldMillis writePauseMillis
+ * (a writer's think time between writes, outside the lock). redisUris is one Redis URI or several
+ * separated by commas (Redlock over those masters); the counters live on the first.
+ * Keys: rw:readers, rw:writers (inside now), rw:readers-by (hash: this process's pid → its readers
+ * inside now), rw:most-readers (most readers ever inside at once), rw:most-processes (most
+ * processes with a reader inside at once), rw:violations, rw:overlaps, rw:reads, rw:writes.
  * Prints "DONE" and exits 0.
  */
 public final class ReadWriteWorker {
+
+    /**
+     * A reader counts itself in, atomically with the maxima, then looks for a writer.
+     * KEYS: rw:readers rw:readers-by rw:most-readers rw:most-processes rw:overlaps rw:writers
+     * rw:violations. ARGV[1]: this process's id. Returns the readers inside, this one included.
+     */
+    private static final String READER_IN = """
+            local inside = redis.call('INCR', KEYS[1])
+            if inside > 1 then redis.call('INCR', KEYS[5]) end
+            if inside > tonumber(redis.call('GET', KEYS[3]) or '0') then redis.call('SET', KEYS[3], inside) end
+            redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
+            local processes = 0
+            local by = redis.call('HGETALL', KEYS[2])
+            for i = 2, #by, 2 do
+              if tonumber(by[i]) > 0 then processes = processes + 1 end
+            end
+            if processes > tonumber(redis.call('GET', KEYS[4]) or '0') then redis.call('SET', KEYS[4], processes) end
+            local writers = redis.call('GET', KEYS[6])
+            if writers and writers ~= '0' then redis.call('INCR', KEYS[7]) end
+            return inside
+            """;
+    private static final String[] READER_IN_KEYS = {"rw:readers", "rw:readers-by", "rw:most-readers",
+            "rw:most-processes", "rw:overlaps", "rw:writers", "rw:violations"};
+
     public static void main(String[] args) throws Exception {
-        String uri = args[0];
+        String[] uris = args[0].split(",");
         int readers = Integer.parseInt(args[2]);
         int writers = Integer.parseInt(args[3]);
         long readHoldNanos = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(args[5]));
         long writePauseNanos = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(args[6]));
-        RedisClient redis = RedisClient.create(uri);
-        try (LockClient client = LockClient.create(uri);
+        String self = Long.toString(ProcessHandle.current().pid());
+        RedisClient redis = RedisClient.create(uris[0]);
+        LockClient.Builder builder = uris.length > 1 ? LockClient.builder().redlockNodes(uris) : LockClient.builder().redisUri(uris[0]);
+        try (LockClient client = builder.build();
              StatefulRedisConnection<String, String> connection = redis.connect()) {
             RedisCommands<String, String> commands = connection.sync();
             DistributedReadWriteLock lock = client.getReadWriteLock(args[1]);
@@ -43,7 +73,7 @@ public final class ReadWriteWorker {
                             write(lock, commands);
                             LockSupport.parkNanos(writePauseNanos);
                         } else {
-                            read(lock, commands, readHoldNanos);
+                            read(lock, commands, readHoldNanos, self);
                         }
                     }
                 }));
@@ -58,17 +88,13 @@ public final class ReadWriteWorker {
         System.out.println("DONE");
     }
 
-    private static void read(DistributedReadWriteLock lock, RedisCommands<String, String> commands, long holdNanos) {
+    private static void read(DistributedReadWriteLock lock, RedisCommands<String, String> commands, long holdNanos,
+                             String self) {
         lock.readLock().lock();
         try {
-            if (commands.incr("rw:readers") > 1) {
-                commands.incr("rw:overlaps");
-            }
-            String writersInside = commands.get("rw:writers");
-            if (writersInside != null && !"0".equals(writersInside)) {
-                commands.incr("rw:violations");
-            }
+            commands.eval(READER_IN, ScriptOutputType.INTEGER, READER_IN_KEYS, self);
             LockSupport.parkNanos(holdNanos);
+            commands.hincrby("rw:readers-by", self, -1);
             commands.decr("rw:readers");
             commands.incr("rw:reads");
         } finally {
