@@ -143,8 +143,8 @@ final class Acquisition {
             signal = current.signal();
         }
         if (parksLocally && current != null && !askedRedis) {
-            Hold local = engine.localHold(target.key());
-            long validNanos = local == null || local.isKnownInvalid() ? 0 : local.validUntilNanos - System.nanoTime();
+            long heldUntil = engine.heldHereUntilNanos(target.key());
+            long validNanos = heldUntil == 0 ? 0 : heldUntil - System.nanoTime();
             long remaining = deadlineNanos - System.nanoTime();
             if (validNanos > 0 && (unbounded || remaining > 0)) {
                 // another thread of this client holds it, so Redis would refuse: park at once and
@@ -341,6 +341,7 @@ final class Acquisition {
         }
         // the caller cancelled the result first: nobody will ever own this grant
         if (!reentry) {
+            engine.handoverDropped(target.key());
             engine.store().abandon(target, kind, owner);
         }
         leaveQueue();

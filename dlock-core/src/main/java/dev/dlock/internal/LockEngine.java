@@ -57,6 +57,11 @@ public final class LockEngine implements AutoCloseable {
     private final ParkedWaiters parkedWaiters = new ParkedWaiters();
     /** This client's reentrant holds by lock key: a new waiter of a lock held here need not ask Redis. */
     private final ConcurrentHashMap<String, Hold> localHolds = new ConcurrentHashMap<>();
+    /**
+     * Locks being handed from one hold of this client to a waiter of it, or just handed to one that
+     * has not registered its hold yet: until when they are known valid.
+     */
+    private final ConcurrentHashMap<String, Long> handedOver = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     /** A client on one Redis. */
@@ -184,6 +189,7 @@ public final class LockEngine implements AutoCloseable {
         holds.add(hold);
         if (hold.kind == LockKind.REENTRANT) {
             localHolds.put(hold.target.key(), hold);
+            handedOver.remove(hold.target.key());
         }
         if (renewed) {
             watchdog.add(hold);
@@ -198,9 +204,23 @@ public final class LockEngine implements AutoCloseable {
         localHolds.remove(hold.target.key(), hold);
     }
 
-    /** This client's reentrant hold on the lock key, if it has one. */
-    Hold localHold(String key) {
-        return localHolds.get(key);
+    /**
+     * Until when this client is known to hold the reentrant lock of this key (monotonic nanos):
+     * through a registered hold, or a handoff to one of its waiters that has not registered its
+     * hold yet; 0 when it is not known to.
+     */
+    long heldHereUntilNanos(String key) {
+        Hold hold = localHolds.get(key);
+        if (hold != null && !hold.isKnownInvalid()) {
+            return hold.validUntilNanos;
+        }
+        Long handed = handedOver.get(key);
+        return handed == null ? 0 : handed;
+    }
+
+    /** A handed-over grant that nobody will register (its waiter had stopped waiting). */
+    void handoverDropped(String key) {
+        handedOver.remove(key);
     }
 
     /**
@@ -252,9 +272,12 @@ public final class LockEngine implements AutoCloseable {
         LockTarget target = hold.target;
         String nextOwner = next.ownerForHandoff();
         int ownSubscriptions = wakeUps.isJoined(target.channel()) ? 1 : 0;
+        // held here all along if the handoff succeeds: new waiters of this client need not ask Redis
+        handedOver.put(target.key(), hold.validUntilNanos);
         return store.handOff(target, hold.owner, ownSubscriptions, nextOwner, next.leaseMs(), next.holder())
                 .handle((reply, error) -> {
                     if (error != null) {
+                        handedOver.remove(target.key());
                         // outcome unknown: the lock may still be the releaser's, or the waiter's already
                         store.abandon(target, hold.kind, hold.owner);
                         store.abandon(target, hold.kind, nextOwner);
@@ -263,9 +286,12 @@ public final class LockEngine implements AutoCloseable {
                         throw new LockBackendException(failure.getMessage() + "; a best-effort release was sent", failure);
                     }
                     if (reply.grant() != null) {
+                        // the next holder registers its hold once its thread runs
+                        handedOver.put(target.key(), reply.grant().validUntilNanos());
                         next.takeOver(reply.grant());
                         return null;
                     }
+                    handedOver.remove(target.key());
                     next.resume();
                     if (reply.notOwner()) {
                         lost(hold, "it was no longer its owner's at release (lease expired or force-released); "
