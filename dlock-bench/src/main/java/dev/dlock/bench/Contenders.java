@@ -120,8 +120,7 @@ public enum Contenders {
         return new Contender() {
             @Override
             public BenchLock lock(String name) {
-                String token = Long.toHexString(ThreadLocalRandom.current().nextLong())
-                        + Long.toHexString(ThreadLocalRandom.current().nextLong());
+                String token = randomToken();
                 String[] keys = {name};
                 return new BenchLock() {
                     @Override
@@ -171,8 +170,7 @@ public enum Contenders {
         return new Contender() {
             @Override
             public BenchLock lock(String name) {
-                String token = Long.toHexString(ThreadLocalRandom.current().nextLong())
-                        + Long.toHexString(ThreadLocalRandom.current().nextLong());
+                String token = randomToken();
                 String[] keys = {name};
                 return new BenchLock() {
                     @Override
@@ -210,6 +208,11 @@ public enum Contenders {
                 clients.forEach(client -> client.shutdown(Duration.ZERO, Duration.ofSeconds(1)));
             }
         };
+    }
+
+    /** A raw floor's owner token: 128 random bits, as hex. */
+    private static String randomToken() {
+        return Long.toHexString(ThreadLocalRandom.current().nextLong()) + Long.toHexString(ThreadLocalRandom.current().nextLong());
     }
 
     /** Waits until a majority answered true, or every node answered; returns how many said true. */

@@ -144,7 +144,7 @@ class DemoTest {
             assertThat(server.parent().map(ProcessHandle::pid)).as("started by the demo")
                     .hasValue(demo.process().pid());
 
-            kill("INT", demo.process()); // Ctrl-C, as far as the JVM can tell
+            Cli.signal(demo.process(), "INT"); // Ctrl-C, as far as the JVM can tell
 
             Cli.Result result = demo.await(Duration.ofSeconds(30));
             assertThat(server.isAlive()).as("redis-server pid " + server.pid() + " after the demo ended: " + result)
@@ -214,18 +214,6 @@ class DemoTest {
         }
     }
 
-    private static void kill(String signal, Process process) {
-        try {
-            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
-            assertThat(kill.waitFor(10, TimeUnit.SECONDS)).isTrue();
-            assertThat(kill.exitValue()).as("kill -" + signal).isZero();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
 
     private static long ordersRecorded(String mode) {
         List<String> keys = redis.server().keys("dlock-demo:*:" + mode + ":orders");

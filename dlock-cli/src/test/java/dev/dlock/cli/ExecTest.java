@@ -227,7 +227,7 @@ class ExecTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> exists(child, ".started"));
         assertThat(locked("interactive")).isTrue();
 
-        signal(exec.process(), "INT"); // to dlock only, as kill -INT would (not at a terminal)
+        Cli.signal(exec.process(), "INT"); // to dlock only, as kill -INT would (not at a terminal)
 
         Cli.Result result = exec.await(Duration.ofSeconds(30));
         assertThat(result.exitCode()).as("the command's own code: " + result).isEqualTo(43);
@@ -253,19 +253,6 @@ class ExecTest {
         return process;
     }
 
-    /** kill -SIGNAL pid: the JDK only sends SIGTERM and SIGKILL. */
-    private static void signal(Process process, String signal) {
-        try {
-            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
-            assertThat(kill.waitFor(10, TimeUnit.SECONDS)).isTrue();
-            assertThat(kill.exitValue()).as("kill -" + signal).isZero();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
 
     private static String read(Path base, String suffix) {
         try {
