@@ -8,7 +8,14 @@ import dev.dlock.testing.RedisServer;
 import dev.dlock.testing.RedisServers;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -114,6 +121,162 @@ class RedlockTest {
             lock.unlock();
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(300 + 700);
         }
+    }
+
+    @Test
+    void failedAttemptIsReleasedOnANodeThatWasPausedDuringIt() throws Exception {
+        // a 10 s lease: a copy that vanished within the few seconds awaited below was released, not expired
+        LockClient client = redlock(Duration.ofSeconds(10));
+        RedisServer paused = redis.get(4);
+        // first with the node's script cache warm, then with it empty, so that the paused node's
+        // backlog (acquire, then release) is answered NOSCRIPT and both are sent again
+        for (boolean scriptsCached : new boolean[] {true, false}) {
+            String name = "paused-during-failed-attempt-" + scriptsCached;
+            String key = "dlock:{" + name + "}";
+            DistributedLock lock = client.getLock(name);
+            // the client's link to the node must be up before the pause, or the attempt never reaches it
+            long callsBefore = TestClients.scriptCalls(paused);
+            await().atMost(Duration.ofSeconds(5)).until(() -> {
+                lock.isLocked();
+                return TestClients.scriptCalls(paused) > callsBefore;
+            });
+            takeByAnotherOwner(redis.get(0), name);
+            takeByAnotherOwner(redis.get(1), name);
+            takeByAnotherOwner(redis.get(2), name);
+            paused.command("DEL", "dlock:token-floor");
+            if (!scriptsCached) {
+                paused.command("SCRIPT", "FLUSH");
+            }
+
+            paused.pause();
+            try {
+                // node 3 grants, nodes 0-2 refuse: decided without waiting for the paused node
+                assertThat(lock.tryLock()).isFalse();
+            } finally {
+                paused.resume();
+            }
+
+            // the paused node runs its backlog: the late grant, then the release queued behind it.
+            // The release raises the node's token floor, which shows that the grant did reach the
+            // node and was given back (an absent copy alone could mean it had not run yet).
+            await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> {
+                assertThat(paused.command("GET", "dlock:token-floor")).as("floor raised by the release").isNotNull();
+                assertThat(paused.command("EXISTS", key)).as("copy of the failed attempt").isEqualTo(0L);
+            });
+            await().atMost(Duration.ofSeconds(3)).until(() -> redis.get(3).command("EXISTS", key).equals(0L));
+            for (int node = 0; node < 3; node++) {
+                assertThat(redis.get(node).command("HGET", key, "o")).isEqualTo("someone-else");
+            }
+        }
+    }
+
+    @Test
+    void holdIsLostWhenAMajorityStopsAnsweringAndItsHolderIsToldWhenItsValidityEnds() throws Exception {
+        Duration lease = Duration.ofMillis(1500);
+        List<LockLostException> told = new CopyOnWriteArrayList<>();
+        LockClient client = clients.track(LockClient.builder()
+                .redlockNodes(redis.uris().toArray(String[]::new))
+                .defaultLease(lease)
+                .commandTimeout(Duration.ofMillis(450))
+                // each renewal waits this long for the paused nodes; the loss must not wait for it
+                .redlockNodeTimeout(Duration.ofMillis(400))
+                .listener(told::add)
+                .build());
+        DistributedLock lock = client.getLock("majority-paused");
+        lock.lock();
+        LockHandle handle = client.getLock("majority-paused-handle").acquireAsync().get(5, TimeUnit.SECONDS);
+        AtomicLong toldAt = new AtomicLong();
+        handle.whenLost().thenRun(() -> toldAt.set(System.nanoTime()));
+
+        List<RedisServer> majority = List.of(redis.get(0), redis.get(2), redis.get(3));
+        majority.forEach(RedisServer::pause);
+        try {
+            // the validity left when the pause began is still the holder's to rely on
+            assertThat(lock.isHeldByCurrentThread()).isTrue();
+            assertThat(handle.isValid()).isTrue();
+
+            AtomicLong validityEnd = new AtomicLong();
+            AtomicBoolean validWithoutValidity = new AtomicBoolean();
+            await().pollInSameThread().pollInterval(Duration.ofMillis(5)).atMost(lease.plusSeconds(1)).until(() -> {
+                long now = System.nanoTime();
+                Duration left = handle.remainingLease();
+                // remainingLease first: once it is zero, the handle must not say valid any more
+                if (left.isZero() && handle.isValid()) {
+                    validWithoutValidity.set(true);
+                }
+                if (!left.isZero()) {
+                    validityEnd.set(now + left.toNanos());
+                }
+                return handle.whenLost().isDone() && !lock.isHeldByCurrentThread() && told.size() == 2;
+            });
+            assertThat(validWithoutValidity).as("handle valid after its validity ran out").isFalse();
+            // told when the validity ran out, not at the next renewal's reply a node timeout later
+            assertThat(TimeUnit.NANOSECONDS.toMillis(toldAt.get() - validityEnd.get())).isBetween(0L, 200L);
+            assertThat(told).extracting(LockLostException::getMessage)
+                    .anySatisfy(message -> assertThat(message).contains("'majority-paused'"))
+                    .anySatisfy(message -> assertThat(message).contains("'majority-paused-handle'"));
+            assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
+            assertThatThrownBy(handle::release).isInstanceOf(LockLostException.class);
+        } finally {
+            majority.forEach(RedisServer::resume);
+        }
+        // nothing stays stuck: the copies expire by their lease and another client takes the lock
+        DistributedLock rival = redlock(lease).getLock("majority-paused");
+        assertThat(rival.tryLock(lease.toMillis() * 2, TimeUnit.MILLISECONDS)).isTrue();
+        rival.unlock();
+    }
+
+    @Test
+    void withAMajorityDeadWaitingAcquiresFailAtOnceNamingTheDeadNodes() throws Exception {
+        LockClient client = redlock(Duration.ofSeconds(5));
+        DistributedLock lock = client.getLock("majority-dead");
+        List<RedisServer> dead = List.of(redis.get(0), redis.get(2), redis.get(4));
+        dead.forEach(RedisServer::kill);
+        // "no quorum reachable" is an error, not "busy": a caller willing to wait is told at the
+        // first attempt, within the per-node timeout (5 s lease / 10) plus a margin, not at its deadline
+        assertFailsNamingDeadNodes(() -> lock.tryLock(20, TimeUnit.SECONDS), dead);
+        assertFailsNamingDeadNodes(lock::lockInterruptibly, dead);
+        assertFailsNamingDeadNodes(lock::lock, dead);
+        assertThat(lock.isHeldByCurrentThread()).isFalse();
+        // the live nodes' grants are released: sent before the throw, so they may land just after it
+        await().atMost(Duration.ofSeconds(2)).until(() ->
+                redis.get(1).keys("dlock:{*").isEmpty() && redis.get(3).keys("dlock:{*").isEmpty());
+    }
+
+    @Test
+    void waiterIsToldWhenAMajorityDiesWhileItWaits() throws Exception {
+        DistributedLock holder = redlock(Duration.ofSeconds(5)).getLock("majority-dies");
+        assertThat(holder.tryLock(Duration.ZERO, Duration.ofSeconds(1))).isTrue();
+        DistributedLock lock = redlock(Duration.ofSeconds(5)).getLock("majority-dies");
+        CompletableFuture<Optional<LockHandle>> waiting = lock.tryAcquireAsync(Duration.ofSeconds(20));
+        await().atMost(Duration.ofSeconds(5)).until(() ->
+                redis.get(1).command("PUBSUB", "NUMSUB", "dlock:{majority-dies}:released").toString().endsWith(", 1]"));
+
+        List<RedisServer> dead = List.of(redis.get(0), redis.get(2), redis.get(4));
+        dead.forEach(RedisServer::kill);
+        // it tries again when the holder's 1 s lease ends, and fails then instead of waiting 20 s
+        await().atMost(Duration.ofMillis(1000 + 500 + 1000)).until(waiting::isDone);
+        assertThatThrownBy(waiting::get).isInstanceOf(ExecutionException.class)
+                .cause().isInstanceOf(LockBackendException.class)
+                .hasMessageContaining("no quorum reachable")
+                .hasMessageContaining(dead.get(0).uri())
+                .hasMessageContaining(dead.get(1).uri())
+                .hasMessageContaining(dead.get(2).uri());
+        await().atMost(Duration.ofSeconds(2)).until(() -> redis.get(1).keys("dlock:{majority-dies}").isEmpty()
+                && redis.get(3).keys("dlock:{majority-dies}").isEmpty());
+    }
+
+    private static void assertFailsNamingDeadNodes(ThrowingCallable acquire, List<RedisServer> dead) {
+        long start = System.nanoTime();
+        assertThatThrownBy(acquire)
+                .isInstanceOf(LockBackendException.class)
+                .hasMessageContaining("no quorum reachable (need 3 of 5)")
+                .hasMessageContaining(dead.get(0).uri())
+                .hasMessageContaining(dead.get(1).uri())
+                .hasMessageContaining(dead.get(2).uri())
+                .hasMessageNotContaining(redis.get(1).uri())
+                .hasMessageNotContaining(redis.get(3).uri());
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(500 + 1000);
     }
 
     @Test

@@ -46,9 +46,13 @@ final class Hold {
         return lost.getNow(null);
     }
 
-    /** Lost, or an explicit lease that has run out (Redis has freed it by now). */
+    /**
+     * Lost, or its known validity has run out: an explicit lease's end (Redis has freed it by now),
+     * or a watchdog hold that no renewal reached in time (the watchdog marks it lost at that moment,
+     * but the holder must not rely on it even a scheduling delay longer).
+     */
     boolean isKnownInvalid() {
-        return lost.isDone() || (!renewed && System.nanoTime() - validUntilNanos >= 0);
+        return lost.isDone() || System.nanoTime() - validUntilNanos >= 0;
     }
 
     CompletableFuture<LockLostException> whenLost() {

@@ -13,7 +13,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Renews the leases of all watchdog holds of a client together: one timer per client (not per
  * lock) fires every third of the lease and renews the holds in batches of {@link #BATCH} keys per
  * script call. A hold whose key is gone or owned by someone else is lost at once; a hold that
- * cannot be renewed because Redis does not answer is lost when its known validity runs out.
+ * cannot be renewed because Redis does not answer is lost when its known validity runs out (a
+ * timer set at the failed renewal fires then, unless a later renewal has moved the validity on).
  */
 final class Watchdog {
 
@@ -80,11 +81,26 @@ final class Watchdog {
                         engine.lost(hold, "the watchdog found its key gone or owned by another owner "
                                 + "(lease expired or force-released)");
                     }
-                } else if (System.nanoTime() - hold.validUntilNanos >= 0 && holds.remove(hold)) {
-                    engine.lost(hold, "its lease could not be renewed before it ran out"
-                            + (error != null ? ": " + Failures.unwrap(error).getMessage() : " (no quorum answered)"));
+                } else if (System.nanoTime() - hold.validUntilNanos >= 0) {
+                    lostUnrenewed(hold, error);
+                } else {
+                    // not renewed this time: unless a later renewal succeeds, the hold is lost when
+                    // its validity ends, not at the next renewal's failure, which can come a whole
+                    // command (Redlock: per-node) timeout after it
+                    engine.scheduler().schedule(() -> {
+                        if (System.nanoTime() - hold.validUntilNanos >= 0) {
+                            lostUnrenewed(hold, error);
+                        }
+                    }, hold.validUntilNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
                 }
             }
         });
+    }
+
+    private void lostUnrenewed(Hold hold, Throwable error) {
+        if (holds.remove(hold)) {
+            engine.lost(hold, "its lease could not be renewed before it ran out"
+                    + (error != null ? ": " + Failures.unwrap(error).getMessage() : " (no quorum answered)"));
+        }
     }
 }
