@@ -71,6 +71,7 @@ final class Watchdog {
     private CompletableFuture<?> renew(List<Hold> batch) {
         long sentAtNanos = System.nanoTime();
         return engine.store().renew(batch, leaseMs).whenComplete((outcomes, error) -> {
+            List<Hold> unrenewed = new ArrayList<>();
             for (int i = 0; i < batch.size(); i++) {
                 Hold hold = batch.get(i);
                 Renewal outcome = error != null ? Renewal.UNKNOWN : outcomes[i];
@@ -81,20 +82,54 @@ final class Watchdog {
                         engine.lost(hold, "the watchdog found its key gone or owned by another owner "
                                 + "(lease expired or force-released)");
                     }
-                } else if (System.nanoTime() - hold.validUntilNanos >= 0) {
-                    lostUnrenewed(hold, error);
                 } else {
-                    // not renewed this time: unless a later renewal succeeds, the hold is lost when
-                    // its validity ends, not at the next renewal's failure, which can come a whole
-                    // command (Redlock: per-node) timeout after it
-                    engine.scheduler().schedule(() -> {
-                        if (System.nanoTime() - hold.validUntilNanos >= 0) {
-                            lostUnrenewed(hold, error);
-                        }
-                    }, hold.validUntilNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
+                    unrenewed.add(hold);
                 }
             }
+            // not renewed this time: unless a later renewal succeeds, each is lost when its validity
+            // ends, not at the next renewal's failure, which can come a whole command (Redlock:
+            // per-node) timeout after it
+            loseWhenExpired(unrenewed, error);
         });
+    }
+
+    /**
+     * Reports the holds whose validity has ended as lost, and checks the others again when the
+     * earliest of them ends: one timer per failed batch, not one per hold, so an outage with many
+     * holds does not fill the scheduler. A hold renewed since (its validity moved) is dropped.
+     */
+    private void loseWhenExpired(List<Hold> unrenewed, Throwable error) {
+        long[] validUntil = new long[unrenewed.size()];
+        for (int i = 0; i < validUntil.length; i++) {
+            validUntil[i] = unrenewed.get(i).validUntilNanos;
+        }
+        checkExpired(unrenewed, validUntil, error);
+    }
+
+    private void checkExpired(List<Hold> unrenewed, long[] validUntilAtFailure, Throwable error) {
+        List<Hold> pending = new ArrayList<>();
+        List<Long> pendingValidUntil = new ArrayList<>();
+        long now = System.nanoTime();
+        long earliestEnd = Long.MAX_VALUE;
+        for (int i = 0; i < validUntilAtFailure.length; i++) {
+            Hold hold = unrenewed.get(i);
+            if (hold.validUntilNanos != validUntilAtFailure[i] || !holds.contains(hold)) {
+                continue;
+            }
+            long leftNanos = validUntilAtFailure[i] - now;
+            if (leftNanos <= 0) {
+                lostUnrenewed(hold, error);
+            } else {
+                pending.add(hold);
+                pendingValidUntil.add(validUntilAtFailure[i]);
+                earliestEnd = Math.min(earliestEnd, leftNanos);
+            }
+        }
+        if (!pending.isEmpty()) {
+            long[] stillValidUntil = pendingValidUntil.stream().mapToLong(Long::longValue).toArray();
+            engine.scheduler().schedule(() -> checkExpired(pending, stillValidUntil, error), earliestEnd,
+                    TimeUnit.NANOSECONDS);
+        }
     }
 
     private void lostUnrenewed(Hold hold, Throwable error) {
