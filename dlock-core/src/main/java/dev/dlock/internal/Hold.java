@@ -15,14 +15,13 @@ final class Hold {
     final String holder;
     final long token;
     final long leaseMs;
-    final boolean renewed;
     /** Monotonic time until which the lease is known valid (attempt start + validity), moved by renewals. */
     volatile long validUntilNanos;
     /** Written by the owning thread only; read elsewhere for re-creating a Redlock copy, where staleness is harmless. */
     volatile int count = 1;
     private final CompletableFuture<LockLostException> lost = new CompletableFuture<>();
 
-    Hold(LockTarget target, LockKind kind, String owner, String holder, long token, long leaseMs, boolean renewed,
+    Hold(LockTarget target, LockKind kind, String owner, String holder, long token, long leaseMs,
          long validUntilNanos) {
         this.target = target;
         this.kind = kind;
@@ -31,7 +30,6 @@ final class Hold {
         this.holder = holder;
         this.token = token;
         this.leaseMs = leaseMs;
-        this.renewed = renewed;
         this.validUntilNanos = validUntilNanos;
     }
 

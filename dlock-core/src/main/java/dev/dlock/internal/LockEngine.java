@@ -38,6 +38,8 @@ public final class LockEngine implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LockEngine.class);
     private static final String HOST = hostName();
     private static final long PID = ProcessHandle.current().pid();
+    private static final String NOT_OWNER_AT_RELEASE =
+            "it was no longer its owner's at release (lease expired or force-released); the lock was left untouched";
 
     private final LockStore store;
     private final String keyPrefix;
@@ -185,7 +187,7 @@ public final class LockEngine implements AutoCloseable {
 
     Hold register(Acquisition acquisition, AcquireReply.Granted grant, boolean renewed) {
         Hold hold = new Hold(acquisition.target(), acquisition.kind(), acquisition.owner(), acquisition.holder(), grant.token(),
-                acquisition.leaseMs(), renewed, grant.validUntilNanos());
+                acquisition.leaseMs(), grant.validUntilNanos());
         holds.add(hold);
         if (hold.kind == LockKind.REENTRANT) {
             localHolds.put(hold.target.key(), hold);
@@ -251,8 +253,7 @@ public final class LockEngine implements AutoCloseable {
                         + " ms) frees the lock by itself", failure);
             }
             if (holdsLeft < 0) {
-                lost(hold, "it was no longer its owner's at release (lease expired or force-released); "
-                        + "the lock was left untouched");
+                lost(hold, NOT_OWNER_AT_RELEASE);
                 throw hold.lossOrNull();
             }
             if (last && holdsLeft > 0) {
@@ -294,8 +295,7 @@ public final class LockEngine implements AutoCloseable {
                     handedOver.remove(target.key());
                     next.resume();
                     if (reply.notOwner()) {
-                        lost(hold, "it was no longer its owner's at release (lease expired or force-released); "
-                                + "the lock was left untouched");
+                        lost(hold, NOT_OWNER_AT_RELEASE);
                         throw hold.lossOrNull();
                     }
                     return null;

@@ -71,7 +71,7 @@ final class Watchdog {
     private CompletableFuture<?> renew(List<Hold> batch) {
         long sentAtNanos = System.nanoTime();
         return engine.store().renew(batch, leaseMs).whenComplete((outcomes, error) -> {
-            List<Hold> unrenewed = new ArrayList<>();
+            List<Unrenewed> unrenewed = new ArrayList<>();
             for (int i = 0; i < batch.size(); i++) {
                 Hold hold = batch.get(i);
                 Renewal outcome = error != null ? Renewal.UNKNOWN : outcomes[i];
@@ -83,7 +83,7 @@ final class Watchdog {
                                 + "(lease expired or force-released)");
                     }
                 } else {
-                    unrenewed.add(hold);
+                    unrenewed.add(new Unrenewed(hold, hold.validUntilNanos));
                 }
             }
             // not renewed this time: unless a later renewal succeeds, each is lost when its validity
@@ -93,42 +93,34 @@ final class Watchdog {
         });
     }
 
+    /** A hold a renewal did not reach, with its validity at that moment. */
+    private record Unrenewed(Hold hold, long validUntilNanos) {
+    }
+
     /**
      * Reports the holds whose validity has ended as lost, and checks the others again when the
      * earliest of them ends: one timer per failed batch, not one per hold, so an outage with many
      * holds does not fill the scheduler. A hold renewed since (its validity moved) is dropped.
      */
-    private void loseWhenExpired(List<Hold> unrenewed, Throwable error) {
-        long[] validUntil = new long[unrenewed.size()];
-        for (int i = 0; i < validUntil.length; i++) {
-            validUntil[i] = unrenewed.get(i).validUntilNanos;
-        }
-        checkExpired(unrenewed, validUntil, error);
-    }
-
-    private void checkExpired(List<Hold> unrenewed, long[] validUntilAtFailure, Throwable error) {
-        List<Hold> pending = new ArrayList<>();
-        List<Long> pendingValidUntil = new ArrayList<>();
+    private void loseWhenExpired(List<Unrenewed> unrenewed, Throwable error) {
+        List<Unrenewed> pending = new ArrayList<>();
         long now = System.nanoTime();
         long earliestEnd = Long.MAX_VALUE;
-        for (int i = 0; i < validUntilAtFailure.length; i++) {
-            Hold hold = unrenewed.get(i);
-            if (hold.validUntilNanos != validUntilAtFailure[i] || !holds.contains(hold)) {
+        for (Unrenewed entry : unrenewed) {
+            Hold hold = entry.hold();
+            if (hold.validUntilNanos != entry.validUntilNanos() || !holds.contains(hold)) {
                 continue;
             }
-            long leftNanos = validUntilAtFailure[i] - now;
+            long leftNanos = entry.validUntilNanos() - now;
             if (leftNanos <= 0) {
                 lostUnrenewed(hold, error);
             } else {
-                pending.add(hold);
-                pendingValidUntil.add(validUntilAtFailure[i]);
+                pending.add(entry);
                 earliestEnd = Math.min(earliestEnd, leftNanos);
             }
         }
         if (!pending.isEmpty()) {
-            long[] stillValidUntil = pendingValidUntil.stream().mapToLong(Long::longValue).toArray();
-            engine.scheduler().schedule(() -> checkExpired(pending, stillValidUntil, error), earliestEnd,
-                    TimeUnit.NANOSECONDS);
+            engine.scheduler().schedule(() -> loseWhenExpired(pending, error), earliestEnd, TimeUnit.NANOSECONDS);
         }
     }
 
