@@ -22,55 +22,111 @@ import java.util.concurrent.locks.Lock;
  * Every hold has a lease after which Redis frees the lock by itself, so a crashed holder cannot
  * block others forever. Without an explicit lease the client's watchdog lease applies (default
  * 30 s) and is renewed every third of it while the holder's process lives. An explicit lease is
- * never renewed. A hold that outlives its lease is lost: {@link #isHeldByCurrentThread()} turns
- * false, {@link LockListener}s are told, and {@link #unlock()} throws {@link LockLostException}.
+ * never renewed. A hold that outlives its lease is lost.
+ *
+ * <h2>After a loss</h2>
+ * A hold is known lost once this client has seen it end: its lease ran out on this client's clock
+ * (an explicit lease's end, or a watchdog lease no renewal reached in time), a renewal, re-entry
+ * or release found it gone or someone else's, or Redis told the client that it was force-released.
+ * From then on, for the thread that held it:
+ * <ul>
+ *   <li>{@link #isHeldByCurrentThread()} is false and {@link #getHoldCount()} is 0;
+ *   <li>{@link LockListener}s and {@link LockHandle#whenLost()} are told, once;
+ *   <li>the first {@link #unlock()} throws {@link LockLostException} and lets go of the lost hold
+ *       with all its re-entries; a further {@code unlock()} throws IllegalMonitorStateException as
+ *       for any lock not held. Redis is not touched: the lock may be someone else's by now;
+ *   <li>{@link #lock()}, {@link #tryLock()} and the other acquires let go of the lost hold (its
+ *       {@code unlock} is then no longer owed) and acquire afresh, as if it had never been held;
+ *   <li>{@link #fencingToken()} still returns the lost hold's token until then, which a fenced
+ *       resource refuses.
+ * </ul>
+ * So every usual idiom leaves the thread able to lock the name again: {@code try/finally unlock()}
+ * (the unlock throws LockLostException once), {@code if (isHeldByCurrentThread()) unlock()}
+ * (skips the unlock), and no unlock at all. A re-entry ({@code lock()} while holding) that finds
+ * the hold gone in Redis throws LockLostException; the hold is then known lost as above.
  *
  * <h2>Waiting</h2>
  * Waiters are woken by a pub/sub message when the lock is released, and retry at the latest when
  * the holder's lease ends, so a lost message costs at most one lease. Nothing polls, except that a
  * fair lock's waiters and a waiting writer also ask every third of the
- * {@linkplain LockClient.Builder#waiterTimeout(Duration) waiter timeout}, so that Redis knows they
+ * {@linkplain LockClientBuilder#waiterTimeout(Duration) waiter timeout}, so that Redis knows they
  * still live and keeps their place.
  *
  * <h2>Failures</h2>
  * "The lock is busy" is {@code false}; "Redis did not answer" is {@link LockBackendException}.
- * When an acquire times out its outcome is unknown: dlock sends a best-effort release before
- * throwing, so nothing stays held by a caller who was told it failed.
+ * An acquire that may wait rides through Redis outages (connection lost, timeouts, a restart):
+ * it keeps trying until it is granted or its wait ends — without a wait ({@link #lock()},
+ * {@link #lockInterruptibly()}, {@link #acquireAsync()}) until the client's
+ * {@linkplain LockClientBuilder#outageTolerance(Duration) outage tolerance} (30 s) of unbroken
+ * failure ends — and only then throws LockBackendException, saying for how long Redis failed, with
+ * the last failure as cause. {@link #tryLock()} makes one attempt and throws at once. When an
+ * attempt times out its outcome is unknown: dlock sends a best-effort release before trying
+ * again or throwing, so nothing stays held by a caller who was told it failed.
  */
 public interface DistributedLock extends Lock {
 
-    /** The lock name given to the {@link LockClient} method that returned this lock. */
+    /**
+     * The lock's name.
+     *
+     * @return the name given to the {@link LockClient} method that returned this lock
+     */
     String name();
 
     /**
      * Acquires, waiting without bound, with the watchdog lease. Interrupts do not stop the wait;
      * the interrupt flag is set again when this returns.
      *
-     * @throws LockLostException    on re-entry into a hold that was lost
-     * @throws LockBackendException Redis did not answer
+     * @throws LockLostException      a re-entry found the hold gone in Redis (see "After a loss")
+     * @throws LockBackendException   Redis kept failing for the whole outage tolerance; nothing is left held
+     * @throws IllegalStateException  the client is closed
      */
     @Override
     void lock();
 
-    /** {@link #lock()} with an explicit lease that is never renewed. */
+    /**
+     * {@link #lock()} with an explicit lease that is never renewed.
+     *
+     * @param lease how long the hold lasts unless released before; positive, at most
+     *              {@link LockClient#MAX_LEASE}
+     * @throws IllegalArgumentException the lease is null, not positive or too long
+     * @throws LockLostException        on re-entry into a hold that was lost
+     * @throws LockBackendException     Redis did not answer; nothing is left held
+     * @throws IllegalStateException    the client is closed
+     */
     void lock(Duration lease);
 
     /**
      * Acquires like {@link #lock()} but stops waiting when interrupted; then nothing is left held
      * in Redis and the InterruptedException is thrown.
+     *
+     * @throws InterruptedException   interrupted before or while waiting
+     * @throws LockLostException      on re-entry into a hold that was lost
+     * @throws LockBackendException   Redis did not answer; nothing is left held
+     * @throws IllegalStateException  the client is closed
      */
     @Override
     void lockInterruptibly() throws InterruptedException;
 
-    /** One attempt without waiting, with the watchdog lease. {@code false} when held elsewhere. */
+    /**
+     * One attempt without waiting, with the watchdog lease.
+     *
+     * @return {@code true} when acquired, {@code false} when held elsewhere
+     * @throws LockBackendException   Redis did not answer; nothing is left held
+     * @throws IllegalStateException  the client is closed
+     */
     @Override
     boolean tryLock();
 
     /**
      * Waits up to {@code time} (zero or less: one attempt) with the watchdog lease.
      *
-     * @return false when the wait ended before the lock was free
+     * @param time how long to wait
+     * @param unit the unit of {@code time}
+     * @return {@code true} when acquired, {@code false} when the wait ended before the lock was free
+     * @throws InterruptedException     interrupted while waiting; nothing is left held
      * @throws IllegalArgumentException the wait exceeds {@link LockClient#MAX_WAIT}
+     * @throws LockBackendException     Redis was still failing when the wait ended; nothing is left held
+     * @throws IllegalStateException    the client is closed
      */
     @Override
     boolean tryLock(long time, TimeUnit unit) throws InterruptedException;
@@ -80,66 +136,134 @@ public interface DistributedLock extends Lock {
      *
      * @param wait  zero for one attempt; at most {@link LockClient#MAX_WAIT}
      * @param lease positive, at most {@link LockClient#MAX_LEASE}
-     * @throws InterruptedException interrupted while waiting; nothing is left held
+     * @return {@code true} when acquired, {@code false} when the wait ended before the lock was free
+     * @throws InterruptedException     interrupted while waiting; nothing is left held
+     * @throws IllegalArgumentException the wait or lease is null or out of range
+     * @throws LockBackendException     Redis did not answer; nothing is left held
+     * @throws IllegalStateException    the client is closed
      */
     boolean tryLock(Duration wait, Duration lease) throws InterruptedException;
 
     /**
      * Releases one hold of the current thread; the last one frees the lock and wakes a waiter.
      *
-     * @throws LockLostException             the hold was lost; the current owner is untouched
+     * @throws LockLostException             the hold is known lost (once; see "After a loss"), or the
+     *                                       release found it lost; the current owner is untouched
      * @throws IllegalMonitorStateException  the current thread does not hold the lock
      * @throws LockBackendException          Redis did not answer; the lease will expire by itself
      */
     @Override
     void unlock();
 
-    /** Not supported: a distributed lock has no condition queue. */
+    /**
+     * Not supported: a distributed lock has no condition queue.
+     *
+     * @return never returns
+     * @throws UnsupportedOperationException always
+     */
     @Override
     Condition newCondition();
 
     /**
-     * Releases the lock whoever holds it. Its holder learns of it on its next renewal or unlock.
+     * Releases the lock whoever holds it. Its holder's client is told at once (a message on its
+     * holder channel) and marks the hold lost; should that message be lost, the holder learns of it
+     * on its next renewal or unlock.
      * Over Redlock every node's copy is deleted.
      *
      * @return true when the lock was held (over Redlock: on a quorum of the nodes)
+     * @throws LockBackendException Redis did not answer (over Redlock: not a quorum of the nodes)
      */
     boolean forceUnlock();
 
-    /** Whether anyone holds the lock now. One round trip to Redis. */
+    /**
+     * Whether anyone holds the lock now. One round trip to Redis.
+     *
+     * @return {@code true} when some client holds it
+     * @throws LockBackendException Redis did not answer
+     */
     boolean isLocked();
 
-    /** Whether the current thread holds the lock and it is not known to be lost. No Redis call. */
+    /**
+     * Whether the current thread holds the lock and it is not known to be lost. No Redis call.
+     *
+     * @return {@code true} when the current thread holds it
+     */
     boolean isHeldByCurrentThread();
 
-    /** The current thread's holds (0 when not held). No Redis call. */
+    /**
+     * The current thread's holds. No Redis call.
+     *
+     * @return how many times the current thread holds the lock; 0 when it does not or its hold is
+     *         known to be lost (as {@link #isHeldByCurrentThread()})
+     */
     int getHoldCount();
 
-    /** The lease left on the lock, whoever holds it; {@link Duration#ZERO} when free. */
+    /**
+     * The lease left on the lock, whoever holds it. One round trip to Redis.
+     *
+     * @return the time left; {@link Duration#ZERO} when the lock is free
+     * @throws LockBackendException Redis did not answer
+     */
     Duration remainingLease();
 
     /**
-     * The fencing token of the current thread's hold.
+     * The fencing token of the current thread's hold; after a loss, the lost hold's until the thread
+     * unlocks or locks again. No Redis call.
      *
+     * @return the token, greater than every token handed out before for this name
      * @throws IllegalMonitorStateException the current thread does not hold the lock
      */
     long fencingToken();
 
-    /** The lock's state in Redis: holder, hold count, lease left, token. One round trip. */
+    /**
+     * The lock's state in Redis: holder, hold count, lease left, token. One round trip.
+     *
+     * @return a snapshot of the lock
+     * @throws LockBackendException Redis did not answer
+     */
     LockInfo info();
 
-    /** Waits without bound; completes with a handle holding the lock with the watchdog lease. */
+    /**
+     * Waits without bound for a hold with the watchdog lease, owned by the returned handle.
+     *
+     * @return completes with the handle; completes exceptionally with {@link LockBackendException}
+     *         when Redis does not answer
+     * @throws IllegalStateException the client is closed
+     */
     CompletableFuture<LockHandle> acquireAsync();
 
-    /** Waits without bound; completes with a handle holding the lock for {@code lease}. */
+    /**
+     * Waits without bound for a hold of {@code lease}, never renewed, owned by the returned handle.
+     *
+     * @param lease positive, at most {@link LockClient#MAX_LEASE}
+     * @return completes with the handle; completes exceptionally with {@link LockBackendException}
+     *         when Redis does not answer
+     * @throws IllegalArgumentException the lease is null, not positive or too long
+     * @throws IllegalStateException    the client is closed
+     */
     CompletableFuture<LockHandle> acquireAsync(Duration lease);
 
-    /** Completes with a handle, or empty when {@code wait} ends first; watchdog lease. */
+    /**
+     * Waits up to {@code wait} for a hold with the watchdog lease, owned by the returned handle.
+     *
+     * @param wait zero for one attempt; at most {@link LockClient#MAX_WAIT}
+     * @return completes with the handle, or empty when {@code wait} ends first; completes
+     *         exceptionally with {@link LockBackendException} when Redis does not answer
+     * @throws IllegalArgumentException the wait is null or out of range
+     * @throws IllegalStateException    the client is closed
+     */
     CompletableFuture<Optional<LockHandle>> tryAcquireAsync(Duration wait);
 
     /**
-     * Completes with a handle holding the lock for {@code lease}, or empty when {@code wait} ends
-     * first. Cancelling the future abandons the attempt; nothing is left held.
+     * Waits up to {@code wait} for a hold of {@code lease}, never renewed, owned by the returned
+     * handle. Cancelling the future abandons the attempt; nothing is left held.
+     *
+     * @param wait  zero for one attempt; at most {@link LockClient#MAX_WAIT}
+     * @param lease positive, at most {@link LockClient#MAX_LEASE}
+     * @return completes with the handle, or empty when {@code wait} ends first; completes
+     *         exceptionally with {@link LockBackendException} when Redis does not answer
+     * @throws IllegalArgumentException the wait or lease is null or out of range
+     * @throws IllegalStateException    the client is closed
      */
     CompletableFuture<Optional<LockHandle>> tryAcquireAsync(Duration wait, Duration lease);
 }

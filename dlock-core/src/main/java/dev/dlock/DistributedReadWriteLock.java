@@ -14,7 +14,7 @@ import java.util.concurrent.locks.ReadWriteLock;
  * never for a stream of new readers. The other way round, readers can wait behind a stream of
  * writers. The mark lasts while the writer waits: it leaves it when it gets the lock, times out,
  * is interrupted or cancelled; if its process dies, the mark lapses after
- * {@link LockClient.Builder#waiterTimeout(java.time.Duration) the waiter timeout}.
+ * {@link LockClientBuilder#waiterTimeout(java.time.Duration) the waiter timeout}.
  *
  * <h2>Reentrancy, downgrade, no upgrade</h2>
  * Both sides are reentrant per thread. A thread holding the write lock may take the read lock
@@ -38,14 +38,26 @@ import java.util.concurrent.locks.ReadWriteLock;
  */
 public interface DistributedReadWriteLock extends ReadWriteLock {
 
-    /** The lock name given to {@link LockClient#getReadWriteLock(String)}. */
+    /**
+     * The lock's name.
+     *
+     * @return the name given to {@link LockClient#getReadWriteLock(String)}
+     */
     String name();
 
-    /** The shared side: held by any number of threads and processes while no one writes. */
+    /**
+     * The shared side: held by any number of threads and processes while no one writes.
+     *
+     * @return the read lock; the same object on every call
+     */
     @Override
     DistributedLock readLock();
 
-    /** The exclusive side: held by one thread (or handle) while no one reads. */
+    /**
+     * The exclusive side: held by one thread (or handle) while no one reads.
+     *
+     * @return the write lock; the same object on every call
+     */
     @Override
     DistributedLock writeLock();
 }

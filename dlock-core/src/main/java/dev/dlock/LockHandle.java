@@ -12,23 +12,41 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface LockHandle extends AutoCloseable {
 
-    /** The lock name. */
+    /**
+     * The lock's name.
+     *
+     * @return the name of the lock this handle holds
+     */
     String lockName();
 
-    /** The fencing token of this hold: greater than every token handed out before for this name. */
+    /**
+     * The fencing token of this hold.
+     *
+     * @return a token greater than every token handed out before for this name
+     */
     long fencingToken();
 
-    /** True until the handle is released or the hold is known to be lost. Does not call Redis. */
+    /**
+     * Whether the hold is still valid, as far as this process knows. Does not call Redis.
+     *
+     * @return {@code true} until the handle is released or the hold is known to be lost
+     */
     boolean isValid();
 
     /**
      * How long the hold is known to stay valid, measured on this process's monotonic clock from the
      * last successful acquire or renewal (a conservative estimate; Redis may keep it a bit longer).
-     * {@link Duration#ZERO} once released or lost. Does not call Redis.
+     * Does not call Redis.
+     *
+     * @return the time left; {@link Duration#ZERO} once released or lost
      */
     Duration remainingLease();
 
-    /** Completes with the loss when the hold is lost; never completes if released normally. */
+    /**
+     * Tells of the loss of this hold.
+     *
+     * @return completes with the loss when the hold is lost; never completes if released normally
+     */
     CompletableFuture<LockLostException> whenLost();
 
     /**
@@ -40,10 +58,20 @@ public interface LockHandle extends AutoCloseable {
      */
     void release();
 
-    /** The non-blocking {@link #release()}: completes as release returns or throws. */
+    /**
+     * The non-blocking {@link #release()}.
+     *
+     * @return completes when the release is done, or exceptionally with what {@link #release()}
+     *         would throw
+     */
     CompletableFuture<Void> releaseAsync();
 
-    /** Releases unless released already; reports a loss like {@link #release()}. */
+    /**
+     * Releases unless released already.
+     *
+     * @throws LockLostException    the hold was lost before the release (the lock is untouched)
+     * @throws LockBackendException Redis did not answer; the lease expires by itself
+     */
     @Override
     void close();
 }

@@ -19,6 +19,11 @@ import java.util.Optional;
 public record LockInfo(String name, String key, Optional<LockHolder> holder, int holdCount,
                        Duration remainingLease, long fencingToken, long waitingClients) {
 
+    /**
+     * Whether anyone held the lock when the snapshot was taken.
+     *
+     * @return {@code true} when {@link #holder()} is present
+     */
     public boolean isLocked() {
         return holder.isPresent();
     }

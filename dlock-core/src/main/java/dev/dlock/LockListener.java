@@ -7,5 +7,11 @@ package dev.dlock;
  */
 @FunctionalInterface
 public interface LockListener {
+
+    /**
+     * Called once for each lost hold.
+     *
+     * @param lost what was lost: the lock name, the hold's fencing token and why
+     */
     void onLockLost(LockLostException lost);
 }

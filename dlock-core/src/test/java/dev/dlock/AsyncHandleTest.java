@@ -3,7 +3,6 @@ package dev.dlock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.dlock.testing.RedisServers;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -11,25 +10,17 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 class AsyncHandleTest {
 
     @RegisterExtension
-    static final RedisServers redis = RedisServers.standalone();
-
-    private final TestClients clients = new TestClients();
-
-    @AfterEach
-    void closeClients() throws Exception {
-        clients.close();
-    }
+    static final LockServers servers = LockServers.singleRedis();
 
     @Test
     void handleAcquiredOnOneThreadIsReleasedFromAnother() throws Exception {
-        DistributedLock lock = clients.client(redis.server()).getLock("handed-over");
+        DistributedLock lock = servers.newClient().getLock("handed-over");
         ExecutorService acquirer = Executors.newSingleThreadExecutor();
         ExecutorService releaser = Executors.newSingleThreadExecutor();
         try {
@@ -49,7 +40,7 @@ class AsyncHandleTest {
             assertThat(releasedOn).isNotSameAs(acquiredOn.get());
             assertThat(handle.isValid()).isFalse();
             assertThat(lock.isLocked()).isFalse();
-            assertThat(redis.server().keys("*")).isEmpty();
+            assertThat(servers.server().keys("*{*")).isEmpty();
             assertThatThrownBy(handle::release).isInstanceOf(IllegalStateException.class);
         } finally {
             acquirer.shutdown();
@@ -59,7 +50,7 @@ class AsyncHandleTest {
 
     @Test
     void handlesExcludeEachOtherAndTheWaiterGetsItOnRelease() throws Exception {
-        DistributedLock lock = clients.client(redis.server()).getLock("handles");
+        DistributedLock lock = servers.newClient().getLock("handles");
         LockHandle first = lock.acquireAsync(Duration.ofSeconds(30)).get(5, TimeUnit.SECONDS);
         assertThat(lock.tryAcquireAsync(Duration.ZERO).get(5, TimeUnit.SECONDS)).isEmpty();
 
@@ -69,18 +60,18 @@ class AsyncHandleTest {
         try (LockHandle next = second.get(10, TimeUnit.SECONDS).orElseThrow()) {
             assertThat(next.fencingToken()).isGreaterThan(first.fencingToken());
         }
-        assertThat(redis.server().keys("*")).isEmpty();
+        assertThat(servers.server().keys("*{*")).isEmpty();
     }
 
     @Test
     void cancellingAPendingAcquireLeavesNothingHeld() throws Exception {
-        DistributedLock lock = clients.client(redis.server()).getLock("cancelled");
+        DistributedLock lock = servers.newClient().getLock("cancelled");
         LockHandle holder = lock.acquireAsync().get(5, TimeUnit.SECONDS);
         CompletableFuture<LockHandle> pending = lock.acquireAsync();
         assertThat(pending.cancel(true)).isTrue();
         holder.release();
         // a grant racing the cancel is given back at once, so the keyspace empties
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> redis.server().keys("*").isEmpty());
-        assertThat(redis.server().command("PUBSUB", "NUMSUB", "dlock:{cancelled}:released").toString()).endsWith(", 0]");
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> servers.server().keys("*{*").isEmpty());
+        assertThat(servers.server().command("PUBSUB", "NUMSUB", "dlock:{cancelled}:released").toString()).endsWith(", 0]");
     }
 }

@@ -3,11 +3,9 @@ package dev.dlock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.dlock.testing.RedisServers;
 import io.lettuce.core.AclSetuserArgs;
 import io.lettuce.core.RedisClient;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -15,19 +13,17 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class AuthenticationTest {
 
     @RegisterExtension
-    static final RedisServers redis = RedisServers.standalone();
-
-    private final TestClients clients = new TestClients();
+    static final LockServers servers = LockServers.singleRedis();
 
     @BeforeEach
     void requirePassword() {
-        redis.server().command("CONFIG", "SET", "requirepass", "s3cret");
+        servers.server().command("CONFIG", "SET", "requirepass", "s3cret");
+        // closed last, after the test's clients, and before the harness cleans up the server
+        servers.track(this::dropPassword);
     }
 
     /** The harness talks to the server without credentials, so they go before it cleans up. */
-    @AfterEach
-    void dropPassword() throws Exception {
-        clients.close();
+    private void dropPassword() {
         RedisClient admin = RedisClient.create(uri(":s3cret"));
         try (var connection = admin.connect()) {
             connection.sync().aclDeluser("alice");
@@ -38,12 +34,12 @@ class AuthenticationTest {
     }
 
     private String uri(String credentials) {
-        return "redis://" + credentials + "@" + redis.server().host() + ":" + redis.server().port();
+        return "redis://" + credentials + "@" + servers.server().host() + ":" + servers.server().port();
     }
 
     @Test
     void passwordInTheUriIsUsed() throws Exception {
-        LockClient client = clients.track(LockClient.create(uri(":s3cret")));
+        LockClient client = servers.track(LockClient.create(uri(":s3cret")));
         DistributedLock lock = client.getLock("guarded");
         assertThat(lock.tryLock()).isTrue();
         lock.unlock();
@@ -58,7 +54,7 @@ class AuthenticationTest {
         } finally {
             admin.shutdown();
         }
-        LockClient alice = clients.track(LockClient.create(uri("alice:wonderland")));
+        LockClient alice = servers.track(LockClient.create(uri("alice:wonderland")));
         DistributedLock lock = alice.getLock("alice-only");
         assertThat(lock.tryLock()).isTrue();
         assertThat(lock.info().holder()).isPresent();
@@ -71,7 +67,7 @@ class AuthenticationTest {
                 .commandTimeout(Duration.ofSeconds(1)).build())
                 .isInstanceOf(LockBackendException.class)
                 .hasMessageContaining("cannot connect")
-                .hasMessageContaining(redis.server().uri())
+                .hasMessageContaining(servers.server().uri())
                 .hasMessageNotContaining("wrong-password");
     }
 }

@@ -6,40 +6,31 @@ import static org.awaitility.Awaitility.await;
 import dev.dlock.processes.HoldingWorker;
 import dev.dlock.testing.JavaProcess;
 import dev.dlock.testing.JavaProcesses;
-import dev.dlock.testing.RedisServers;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 class HolderCrashTest {
 
     @RegisterExtension
-    static final RedisServers redis = RedisServers.standalone();
-
-    private final TestClients clients = new TestClients();
-
-    @AfterEach
-    void closeClients() throws Exception {
-        clients.close();
-    }
+    static final LockServers servers = LockServers.singleRedis();
 
     @Test
     void killedHoldersLockFreesWhenItsLeaseEndsAndNotBefore() throws Exception {
         long leaseMs = 2000;
-        JavaProcess holder = clients.track(JavaProcesses.start(HoldingWorker.class,
-                List.of(redis.server().uri(), "crash", Long.toString(leaseMs))));
+        JavaProcess holder = servers.track(JavaProcesses.start(HoldingWorker.class,
+                List.of(servers.server().uri(), "crash", Long.toString(leaseMs))));
         await().atMost(Duration.ofSeconds(60))
                 .until(() -> holder.log().contains("HOLDING") || !holder.process().isAlive());
         assertThat(holder.log()).as("holder process log").contains("HOLDING");
-        DistributedLock lock = clients.client(redis.server()).getLock("crash");
+        DistributedLock lock = servers.newClient().getLock("crash");
         assertThat(lock.tryLock()).isFalse();
 
         holder.kill();
         long killedAt = System.nanoTime();
-        long leaseLeftMs = (Long) redis.server().command("PTTL", "dlock:{crash}");
+        long leaseLeftMs = (Long) servers.server().command("PTTL", "dlock:{crash}");
         assertThat(leaseLeftMs).isPositive().isLessThanOrEqualTo(leaseMs);
 
         assertThat(lock.tryLock(10, TimeUnit.SECONDS)).isTrue();

@@ -3,34 +3,25 @@ package dev.dlock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.dlock.testing.RedisServers;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 class InterruptTest {
 
     @RegisterExtension
-    static final RedisServers redis = RedisServers.standalone();
-
-    private final TestClients clients = new TestClients();
-
-    @AfterEach
-    void closeClients() throws Exception {
-        clients.close();
-    }
+    static final LockServers servers = LockServers.singleRedis();
 
     @Test
     void lockInterruptiblyThrowsAndLeavesNothingBehind() throws Exception {
-        DistributedLock holder = clients.client(redis.server()).getLock("interruptible");
-        DistributedLock waiter = clients.client(redis.server()).getLock("interruptible");
+        DistributedLock holder = servers.newClient().getLock("interruptible");
+        DistributedLock waiter = servers.newClient().getLock("interruptible");
         holder.lock();
-        Object holderState = redis.server().command("HGETALL", "dlock:{interruptible}");
+        Object holderState = servers.server().command("HGETALL", "dlock:{interruptible}");
 
         AtomicReference<Throwable> thrown = new AtomicReference<>();
         Thread thread = new Thread(() -> {
@@ -46,28 +37,28 @@ class InterruptTest {
         thread.join(10_000);
 
         assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
-        assertThat(redis.server().command("HGETALL", "dlock:{interruptible}")).isEqualTo(holderState);
+        assertThat(servers.server().command("HGETALL", "dlock:{interruptible}")).isEqualTo(holderState);
         awaitSubscribers("dlock:{interruptible}:released", 0);
         holder.unlock();
-        assertThat(redis.server().keys("*")).isEmpty();
+        assertThat(servers.server().keys("*{*")).isEmpty();
     }
 
     @Test
     void interruptedBeforeCallingLockInterruptiblyThrowsAtOnce() {
-        DistributedLock lock = clients.client(redis.server()).getLock("pre-interrupted");
+        DistributedLock lock = servers.newClient().getLock("pre-interrupted");
         Thread.currentThread().interrupt();
         try {
             lock.lockInterruptibly();
             throw new AssertionError("expected InterruptedException");
         } catch (InterruptedException expected) {
-            assertThat(redis.server().keys("*")).isEmpty();
+            assertThat(servers.server().keys("*{*")).isEmpty();
         }
     }
 
     @Test
     void lockKeepsWaitingWhenInterruptedAndKeepsTheFlag() throws Exception {
-        DistributedLock holder = clients.client(redis.server()).getLock("uninterruptible");
-        DistributedLock waiter = clients.client(redis.server()).getLock("uninterruptible");
+        DistributedLock holder = servers.newClient().getLock("uninterruptible");
+        DistributedLock waiter = servers.newClient().getLock("uninterruptible");
         holder.lock();
 
         AtomicBoolean flagAfterLock = new AtomicBoolean();
@@ -98,6 +89,6 @@ class InterruptTest {
 
     private static void awaitSubscribers(String channel, int count) {
         await().atMost(Duration.ofSeconds(10)).until(() ->
-                redis.server().command("PUBSUB", "NUMSUB", channel).toString().endsWith(", " + count + "]"));
+                servers.server().command("PUBSUB", "NUMSUB", channel).toString().endsWith(", " + count + "]"));
     }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.dlock.testing.RedisServer;
-import dev.dlock.testing.RedisServers;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -17,7 +16,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -29,19 +27,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class LocalHandoffTest {
 
     @RegisterExtension
-    static final RedisServers redis = RedisServers.standalone();
-
-    private final TestClients clients = new TestClients();
-
-    @AfterEach
-    void closeClients() throws Exception {
-        clients.close();
-    }
+    static final LockServers servers = LockServers.singleRedis();
 
     @Test
     void releaseHandsTheLockToTheClientsOwnWaitersInTheOrderTheyParkedOneScriptCallEach() throws Exception {
-        RedisServer server = redis.server();
-        LockClient client = clients.client(server);
+        RedisServer server = servers.server();
+        LockClient client = servers.newClient();
         DistributedLock lock = client.getLock("chain");
         int waiters = 8;
         lock.lock();
@@ -49,7 +40,7 @@ class LocalHandoffTest {
         List<Integer> order = Collections.synchronizedList(new ArrayList<>());
         List<Long> tokens = Collections.synchronizedList(new ArrayList<>());
         List<Thread> threads = new ArrayList<>();
-        long base = TestClients.scriptCalls(server);
+        long base = CommandStats.scriptCalls(server);
         for (int i = 0; i < waiters; i++) {
             int id = i;
             Thread waiter = new Thread(() -> {
@@ -65,16 +56,16 @@ class LocalHandoffTest {
             waiter.start();
             if (i == 0) {
                 // the first waiter asks Redis, subscribes and asks again
-                await().atMost(Duration.ofSeconds(10)).until(() -> TestClients.scriptCalls(server) >= base + 2);
+                await().atMost(Duration.ofSeconds(10)).until(() -> CommandStats.scriptCalls(server) >= base + 2);
             }
             // later ones see the lock held by this client and park without asking; a thread
             // blocks in lock() once its waiter is parked
             await().atMost(Duration.ofSeconds(10)).until(() -> waiter.getState() == Thread.State.WAITING
                     || waiter.getState() == Thread.State.TIMED_WAITING);
         }
-        assertThat(TestClients.scriptCalls(server)).isEqualTo(base + 2);
-        long callsBefore = TestClients.scriptCalls(server);
-        long publishesBefore = TestClients.publishes(server);
+        assertThat(CommandStats.scriptCalls(server)).isEqualTo(base + 2);
+        long callsBefore = CommandStats.scriptCalls(server);
+        long publishesBefore = CommandStats.publishes(server);
         lock.unlock();
         for (Thread waiter : threads) {
             waiter.join(30_000);
@@ -82,9 +73,9 @@ class LocalHandoffTest {
         }
         // one handoff per waiter, then the last waiter's plain release; a race for the lock
         // among the waiters at every release would take several calls per release
-        assertThat(TestClients.scriptCalls(server) - callsBefore).isEqualTo(waiters + 1L);
+        assertThat(CommandStats.scriptCalls(server) - callsBefore).isEqualTo(waiters + 1L);
         // only the last release is published: a handoff wakes nobody else
-        assertThat(TestClients.publishes(server) - publishesBefore).isEqualTo(1L);
+        assertThat(CommandStats.publishes(server) - publishesBefore).isEqualTo(1L);
         assertThat(order).containsExactlyElementsOf(java.util.stream.IntStream.range(0, waiters).boxed().toList());
         assertThat(tokens.get(0)).isGreaterThan(holderToken);
         assertThat(tokens).isSorted().doesNotHaveDuplicates();
@@ -93,13 +84,13 @@ class LocalHandoffTest {
 
     @Test
     void threadsOfOneClientTakingTurnsCostAboutOneScriptCallPerAcquisition() throws Exception {
-        RedisServer server = redis.server();
-        LockClient client = clients.client(server);
+        RedisServer server = servers.server();
+        LockClient client = servers.newClient();
         int threads = 8;
         int rounds = 200;
         java.util.concurrent.atomic.AtomicInteger inside = new java.util.concurrent.atomic.AtomicInteger();
         java.util.concurrent.atomic.AtomicInteger overlaps = new java.util.concurrent.atomic.AtomicInteger();
-        long base = TestClients.scriptCalls(server);
+        long base = CommandStats.scriptCalls(server);
         List<Thread> workers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             Thread worker = new Thread(() -> {
@@ -128,18 +119,18 @@ class LocalHandoffTest {
         // a thread that asks again right after handing the lock over parks without asking Redis
         // (the lock is known held here throughout the handoff); asking would add a refused try,
         // about two calls per acquisition
-        long calls = TestClients.scriptCalls(server) - base;
+        long calls = CommandStats.scriptCalls(server) - base;
         assertThat(calls).isLessThan(acquisitions * 3 / 2);
     }
 
     @Test
     void waitersOfOtherClientsAreNotPassedOverTheReleaseIsForEveryone() throws Exception {
-        RedisServer server = redis.server();
-        DistributedLock lock = clients.client(server).getLock("shared");
+        RedisServer server = servers.server();
+        DistributedLock lock = servers.newClient().getLock("shared");
         String channel = "dlock:{shared}:released";
         RedisClient raw = RedisClient.create(server.uri());
-        clients.track(raw::shutdown);
-        StatefulRedisPubSubConnection<String, String> otherClient = clients.track(raw.connectPubSub());
+        servers.track(raw::shutdown);
+        StatefulRedisPubSubConnection<String, String> otherClient = servers.track(raw.connectPubSub());
         LinkedBlockingQueue<String> published = new LinkedBlockingQueue<>();
         otherClient.addListener(new RedisPubSubAdapter<>() {
             @Override
@@ -152,9 +143,9 @@ class LocalHandoffTest {
 
         lock.lock();
         long holderToken = lock.fencingToken();
-        long base = TestClients.scriptCalls(server);
+        long base = CommandStats.scriptCalls(server);
         ExecutorService waiterThread = Executors.newSingleThreadExecutor();
-        clients.track(waiterThread::shutdownNow);
+        servers.track(waiterThread::shutdownNow);
         Future<Long> ownWaiter = waiterThread.submit(() -> {
             lock.lock();
             try {
@@ -164,7 +155,7 @@ class LocalHandoffTest {
             }
         });
         // tried, subscribed, tried again: parked
-        await().atMost(Duration.ofSeconds(10)).until(() -> TestClients.scriptCalls(server) >= base + 2);
+        await().atMost(Duration.ofSeconds(10)).until(() -> CommandStats.scriptCalls(server) >= base + 2);
         lock.unlock();
 
         assertThat(published.poll(10, TimeUnit.SECONDS))

@@ -7,7 +7,6 @@ import dev.dlock.processes.CounterWorker;
 import dev.dlock.testing.JavaProcess;
 import dev.dlock.testing.JavaProcesses;
 import dev.dlock.testing.RedisServer;
-import dev.dlock.testing.RedisServers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -18,7 +17,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.LoggerFactory;
@@ -29,28 +27,21 @@ class MutualExclusionTest {
     private static final Pattern DONE = Pattern.compile("DONE first=(\\d+) last=(\\d+) contended=(\\d+)");
 
     @RegisterExtension
-    static final RedisServers redis = RedisServers.standalone();
-
-    private final TestClients clients = new TestClients();
-
-    @AfterEach
-    void closeClients() throws Exception {
-        clients.close();
-    }
+    static final LockServers servers = LockServers.singleRedis();
 
     @Test
     void severalClientsInOneJvmNeverLoseAnIncrement() throws Exception {
         int clientCount = 4;
         int threadsPerClient = 4;
         int incrementsPerThread = 40;
-        TestClients.Counter counter = clients.counter(redis.server(), "counter");
+        UnsafeCounter counter = servers.counter("counter");
         AtomicInteger inside = new AtomicInteger();
         AtomicInteger overlaps = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(clientCount * threadsPerClient);
         try {
             List<Future<?>> done = new ArrayList<>();
             for (int c = 0; c < clientCount; c++) {
-                LockClient client = clients.client(redis.server());
+                LockClient client = servers.newClient();
                 for (int t = 0; t < threadsPerClient; t++) {
                     done.add(pool.submit(() -> {
                         DistributedLock lock = client.getLock("exclusive");
@@ -78,7 +69,7 @@ class MutualExclusionTest {
         }
         assertThat(overlaps.get()).isZero();
         assertThat(counter.value()).isEqualTo((long) clientCount * threadsPerClient * incrementsPerThread);
-        assertThat(redis.server().keys("dlock:*")).isEmpty();
+        assertThat(servers.server().keys("dlock:{*")).isEmpty();
     }
 
     /**
@@ -92,10 +83,10 @@ class MutualExclusionTest {
     void threeJvmsNeverLoseAnIncrement() {
         int workerCount = 3;
         int increments = 200;
-        RedisServer server = redis.server();
+        RedisServer server = servers.server();
         List<JavaProcess> workers = new ArrayList<>();
         for (int i = 0; i < workerCount; i++) {
-            workers.add(clients.track(JavaProcesses.start(CounterWorker.class,
+            workers.add(servers.track(JavaProcesses.start(CounterWorker.class,
                     List.of(server.uri(), "across-jvms", "jvm-counter", Integer.toString(increments), "ready", "go"))));
         }
         await().atMost(Duration.ofSeconds(60)).until(() -> {
@@ -128,7 +119,7 @@ class MutualExclusionTest {
         }
         assertThat(runs).as("every worker found the lock held by another JVM at least once")
                 .allSatisfy(run -> assertThat(run.contended()).isPositive());
-        assertThat(server.keys("dlock:*")).isEmpty();
+        assertThat(server.keys("dlock:{*")).isEmpty();
     }
 
     /** One worker's first and last counter value written, and how often it found the lock held. */

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.dlock.LockServers.Topology;
 import dev.dlock.processes.ReadWriteWorker;
 import dev.dlock.testing.JavaProcess;
 import dev.dlock.testing.JavaProcesses;
 import dev.dlock.testing.RedisServer;
-import dev.dlock.testing.RedisServers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,11 +20,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,56 +32,47 @@ class ReadWriteLockTest {
 
     private static final Logger LOG = LoggerFactory.getLogger(ReadWriteLockTest.class);
 
+    // a fixed node timeout: the default (a tenth of a short test lease) is too tight on a busy machine
     @RegisterExtension
-    static final RedisServers single = RedisServers.standalone();
+    static final LockServers servers = LockServers.singleRedisAndRedlock(5).withRedlockNodeTimeout(Duration.ofMillis(250));
 
-    @RegisterExtension
-    static final RedisServers quorum = RedisServers.masters(5);
-
-    private final TestClients clients = new TestClients();
-
-    @AfterEach
-    void closeClients() throws Exception {
-        clients.close();
+    private static LockClient client(Topology topology) {
+        return servers.newClient(topology, builder -> builder.commandTimeout(Duration.ofMillis(500)));
     }
 
-    private LockClient client(boolean redlock) {
-        LockClient.Builder builder = redlock
-                ? LockClient.builder().redlockNodes(quorum.uris().toArray(String[]::new)).redlockNodeTimeout(Duration.ofMillis(250))
-                : LockClient.builder().redisUri(single.server().uri());
-        return clients.track(builder.commandTimeout(Duration.ofMillis(500)).build());
+    private static LockClient client() {
+        return client(Topology.ONE_REDIS);
     }
 
-    private LockClient client() {
-        return client(false);
-    }
-
-    private static void assertNothingLeft(List<RedisServer> servers) {
+    private static void assertNothingLeft(List<RedisServer> nodes) {
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-            for (RedisServer server : servers) {
+            for (RedisServer server : nodes) {
                 assertThat(server.keys("dlock:{*")).as(server.uri()).isEmpty();
             }
         });
     }
 
-    @ParameterizedTest(name = "redlock={0}")
-    @ValueSource(booleans = {false, true})
-    void readersOverlapAndAWriterIsAlwaysAloneAcrossProcesses(boolean redlock) {
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Topology.class)
+    void readersOverlapAndAWriterIsAlwaysAloneAcrossProcesses(Topology topology) {
         // over Redlock the workers lock on all 5 masters and keep their counters on the first
-        RedisServer counters = redlock ? quorum.get(0) : single.server();
-        String lockUris = redlock ? String.join(",", quorum.uris()) : single.server().uri();
+        RedisServer counters = servers.servers(topology).get(0);
+        String lockUris = String.join(",", servers.uris(topology));
         List<JavaProcess> workers = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
             // three readers (5 ms holds) and a writer (every 20 ms) each, for three seconds
-            workers.add(clients.track(JavaProcesses.start(ReadWriteWorker.class,
+            workers.add(servers.track(JavaProcesses.start(ReadWriteWorker.class,
                     List.of(lockUris, "across-jvms", "3", "1", "3000", "5", "20"))));
         }
+        // both connected before either starts its run, so that their runs overlap
+        await().atMost(Duration.ofMinutes(1)).until(() -> Long.valueOf(2).equals(counters.command("LLEN", "rw:ready")));
+        counters.command("RPUSH", "rw:go", "go", "go");
         for (JavaProcess worker : workers) {
             assertThat(worker.waitFor(Duration.ofMinutes(1))).as(worker.log()).isZero();
             assertThat(worker.log()).contains("DONE");
         }
-        LOG.info("redlock={}: reads {}, writes {}, reader overlaps {}, most readers inside at once {}, from at most {} processes",
-                redlock, counters.command("GET", "rw:reads"), counters.command("GET", "rw:writes"),
+        LOG.info("{}: reads {}, writes {}, reader overlaps {}, most readers inside at once {}, from at most {} processes",
+                topology, counters.command("GET", "rw:reads"), counters.command("GET", "rw:writes"),
                 counters.command("GET", "rw:overlaps"), counters.command("GET", "rw:most-readers"),
                 counters.command("GET", "rw:most-processes"));
         assertThat(counters.command("GET", "rw:violations")).isNull();
@@ -92,7 +82,7 @@ class ReadWriteLockTest {
         assertThat(count(counters, "rw:overlaps")).isPositive();
         assertThat(count(counters, "rw:most-readers")).isGreaterThan(1);
         assertThat(count(counters, "rw:most-processes")).isEqualTo(2);
-        assertNothingLeft(redlock ? quorum.all() : single.all());
+        assertNothingLeft(servers.servers(topology));
     }
 
     private static long count(RedisServer server, String key) {
@@ -154,14 +144,14 @@ class ReadWriteLockTest {
             }
             pool.shutdown();
         }
-        assertNothingLeft(single.all());
+        assertNothingLeft(servers.servers(Topology.ONE_REDIS));
     }
 
-    @ParameterizedTest(name = "redlock={0}")
-    @ValueSource(booleans = {false, true})
-    void writerMayTakeTheReadLockAndKeepsReadingAfterUnlockingTheWrite(boolean redlock) throws Exception {
-        DistributedReadWriteLock mine = client(redlock).getReadWriteLock("downgrade");
-        DistributedReadWriteLock other = client(redlock).getReadWriteLock("downgrade");
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Topology.class)
+    void writerMayTakeTheReadLockAndKeepsReadingAfterUnlockingTheWrite(Topology topology) throws Exception {
+        DistributedReadWriteLock mine = client(topology).getReadWriteLock("downgrade");
+        DistributedReadWriteLock other = client(topology).getReadWriteLock("downgrade");
         mine.writeLock().lock();
         long writeToken = mine.writeLock().fencingToken();
         assertThat(mine.readLock().tryLock()).as("the writer's own read").isTrue();
@@ -172,19 +162,19 @@ class ReadWriteLockTest {
         assertThat(mine.readLock().isHeldByCurrentThread()).isTrue();
         assertThat(mine.writeLock().isLocked()).isFalse();
         assertThat(other.readLock().tryLock(5, TimeUnit.SECONDS)).as("now readers share").isTrue();
-        assertThat(client(redlock).getReadWriteLock("downgrade").writeLock().tryLock()).isFalse();
+        assertThat(client(topology).getReadWriteLock("downgrade").writeLock().tryLock()).isFalse();
         assertThat(mine.readLock().info().holdCount()).isEqualTo(2);
 
         mine.readLock().unlock();
         other.readLock().unlock();
-        assertNothingLeft(redlock ? quorum.all() : single.all());
+        assertNothingLeft(servers.servers(topology));
     }
 
     @Test
     void readerAskingForTheWriteLockIsRefusedAtOnceWithoutCallingRedis() throws Exception {
         DistributedReadWriteLock lock = client().getReadWriteLock("upgrade");
         lock.readLock().lock(Duration.ofSeconds(30));
-        long calls = TestClients.scriptCalls(single.server());
+        long calls = CommandStats.scriptCalls(servers.server());
         List<ThrowingCall> upgrades = List.of(
                 () -> lock.writeLock().lock(),
                 () -> lock.writeLock().tryLock(),
@@ -198,14 +188,14 @@ class ReadWriteLockTest {
                     .hasMessageContaining("'upgrade'");
         }
         // refused before any attempt: no script call, so it neither tried nor waited in Redis
-        assertThat(TestClients.scriptCalls(single.server())).isEqualTo(calls);
+        assertThat(CommandStats.scriptCalls(servers.server())).isEqualTo(calls);
         assertThat(lock.readLock().isHeldByCurrentThread()).isTrue();
         assertThat(lock.writeLock().isHeldByCurrentThread()).isFalse();
 
         lock.readLock().unlock();
         assertThat(lock.writeLock().tryLock()).isTrue();
         lock.writeLock().unlock();
-        assertNothingLeft(single.all());
+        assertNothingLeft(servers.servers(Topology.ONE_REDIS));
     }
 
     @FunctionalInterface
@@ -213,13 +203,13 @@ class ReadWriteLockTest {
         void call() throws Exception;
     }
 
-    @ParameterizedTest(name = "redlock={0}")
-    @ValueSource(booleans = {false, true})
-    void writerThatGivesUpLetsTheReadersItHeldBackInAtOnce(boolean redlock) throws Exception {
-        List<RedisServer> servers = redlock ? quorum.all() : single.all();
-        DistributedLock reading = client(redlock).getReadWriteLock("gave-up").readLock();
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Topology.class)
+    void writerThatGivesUpLetsTheReadersItHeldBackInAtOnce(Topology topology) throws Exception {
+        List<RedisServer> nodes = servers.servers(topology);
+        DistributedLock reading = client(topology).getReadWriteLock("gave-up").readLock();
         reading.lock(Duration.ofSeconds(30));
-        DistributedLock writer = client(redlock).getReadWriteLock("gave-up").writeLock();
+        DistributedLock writer = client(topology).getReadWriteLock("gave-up").writeLock();
         CompletableFuture<Boolean> writerGot = CompletableFuture.supplyAsync(() -> {
             try {
                 return writer.tryLock(800, TimeUnit.MILLISECONDS);
@@ -228,9 +218,9 @@ class ReadWriteLockTest {
             }
         });
         // marked on every node: over Redlock a reader is held back by a majority of marks
-        await().atMost(Duration.ofSeconds(5)).until(() -> servers.stream()
+        await().atMost(Duration.ofSeconds(5)).until(() -> nodes.stream()
                 .allMatch(server -> server.command("HGET", "dlock:{gave-up}", "w") != null));
-        DistributedLock lateReader = client(redlock).getReadWriteLock("gave-up").readLock();
+        DistributedLock lateReader = client(topology).getReadWriteLock("gave-up").readLock();
         assertThat(lateReader.tryLock()).as("held back by the waiting writer").isFalse();
         CompletableFuture<Long> lateReaderGotItAt = CompletableFuture.supplyAsync(() -> {
             try {
@@ -245,13 +235,13 @@ class ReadWriteLockTest {
         assertThat(writerGot.get(10, TimeUnit.SECONDS)).isFalse();
         long gaveUpAt = System.nanoTime();
         // the call returned once the mark was gone from every node, not just from a majority
-        for (RedisServer server : servers) {
+        for (RedisServer server : nodes) {
             assertThat(server.command("HGET", "dlock:{gave-up}", "w")).as("waiting mark on %s", server.uri()).isNull();
         }
         // at once: not when the mark would have lapsed (the waiter timeout, 5 s)
         assertThat(TimeUnit.NANOSECONDS.toMillis(lateReaderGotItAt.get(10, TimeUnit.SECONDS) - gaveUpAt)).isLessThan(1000);
         reading.unlock();
-        assertNothingLeft(servers);
+        assertNothingLeft(nodes);
     }
 
     @Test
@@ -269,6 +259,6 @@ class ReadWriteLockTest {
         assertThat(lock.writeLock().tryLock()).isTrue();
         assertThat(plain.tryLock()).isFalse();
         lock.writeLock().unlock();
-        assertNothingLeft(single.all());
+        assertNothingLeft(servers.servers(Topology.ONE_REDIS));
     }
 }

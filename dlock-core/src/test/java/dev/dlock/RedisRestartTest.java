@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.dlock.internal.LuaScript;
-import dev.dlock.testing.RedisServers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,21 +12,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 class RedisRestartTest {
 
     @RegisterExtension
-    static final RedisServers redis = RedisServers.standalone();
-
-    private final TestClients clients = new TestClients();
-
-    @AfterEach
-    void closeClients() throws Exception {
-        clients.close();
-    }
+    static final LockServers servers = LockServers.singleRedis();
 
     /**
      * Three waiters, each on its own client so that each shows up as a subscriber of the lock's
@@ -39,14 +30,14 @@ class RedisRestartTest {
     @Test
     void waitersAcquireAfterRestartWithEmptyScriptCache() throws Exception {
         int waiterCount = 3;
-        DistributedLock holder = clients.client(redis.server()).getLock("restart");
+        DistributedLock holder = servers.newClient().getLock("restart");
         holder.lock(Duration.ofSeconds(60));
 
         ExecutorService pool = Executors.newFixedThreadPool(waiterCount);
-        clients.track(pool::shutdownNow);
+        servers.track(pool::shutdownNow);
         List<Future<Long>> waiters = new ArrayList<>();
         for (int i = 0; i < waiterCount; i++) {
-            DistributedLock lock = clients.client(redis.server()).getLock("restart");
+            DistributedLock lock = servers.newClient().getLock("restart");
             waiters.add(pool.submit(() -> {
                 lock.lock();
                 try {
@@ -57,12 +48,12 @@ class RedisRestartTest {
             }));
         }
         await().atMost(Duration.ofSeconds(10)).until(() ->
-                redis.server().command("PUBSUB", "NUMSUB", "dlock:{restart}:released").equals(
+                servers.server().command("PUBSUB", "NUMSUB", "dlock:{restart}:released").equals(
                         List.of("dlock:{restart}:released", (long) waiterCount)));
         assertThat(waiters).as("all blocked behind the 60 s lease before the restart")
                 .allSatisfy(waiter -> assertThat(waiter).isNotDone());
 
-        redis.server().restart();
+        servers.server().restart();
 
         // the holder's 60 s lease is gone with the data: the waiters must not wait for it
         List<Long> tokens = new ArrayList<>();
@@ -73,17 +64,17 @@ class RedisRestartTest {
         assertThat(scriptsCached(LuaScript.ACQUIRE, LuaScript.RELEASE)).as("loaded again after the restart")
                 .containsOnly(1L);
         assertThatThrownBy(holder::unlock).isInstanceOf(LockLostException.class);
-        assertThat(redis.server().keys("*")).isEmpty();
+        assertThat(servers.server().keys("*{*")).isEmpty();
     }
 
     @Test
     void scriptsReloadAfterRestart() throws Exception {
-        DistributedLock lock = clients.client(redis.server()).getLock("reload");
+        DistributedLock lock = servers.newClient().getLock("reload");
         lock.lock();
         lock.unlock();
         assertThat(scriptsCached(LuaScript.ACQUIRE, LuaScript.RELEASE)).containsOnly(1L);
 
-        redis.server().restart();
+        servers.server().restart();
         // nothing has called a script since: the cache is really empty, as after a crash
         assertThat(scriptsCached(LuaScript.values())).containsOnly(0L);
 
@@ -95,7 +86,7 @@ class RedisRestartTest {
         });
         // one NOSCRIPT loads every script, not only the one that was called
         assertThat(scriptsCached(LuaScript.values())).containsOnly(1L);
-        assertThat(redis.server().keys("*")).isEmpty();
+        assertThat(servers.server().keys("*{*")).isEmpty();
     }
 
     /** @return SCRIPT EXISTS for each script's SHA-1, in order: 1 cached, 0 not */
@@ -107,6 +98,6 @@ class RedisRestartTest {
         for (int i = 0; i < scripts.length; i++) {
             command[i + 2] = scripts[i].sha1();
         }
-        return (List<Object>) redis.server().command(command);
+        return (List<Object>) servers.server().command(command);
     }
 }

@@ -2,8 +2,8 @@ package dev.dlock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.dlock.LockServers.Topology;
 import dev.dlock.testing.RedisServer;
-import dev.dlock.testing.RedisServers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -15,7 +15,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
@@ -33,17 +32,8 @@ class RedlockChaosTest {
     private static final Duration LEASE = Duration.ofSeconds(1);
 
     @RegisterExtension
-    static final RedisServers redis = RedisServers.masters(5);
-
-    @RegisterExtension
-    static final RedisServers counterRedis = RedisServers.standalone();
-
-    private final TestClients clients = new TestClients();
-
-    @AfterEach
-    void closeClients() throws Exception {
-        clients.close();
-    }
+    // the one Redis keeps the shared counter, out of the chaos
+    static final LockServers servers = LockServers.singleRedisAndRedlock(5);
 
     @Test
     void neverTwoHoldersAndTokensIncreaseWhileServersFail() throws Exception {
@@ -52,7 +42,7 @@ class RedlockChaosTest {
         int minimumDisruptions = 6;
         AtomicInteger disruptionsSoFar = new AtomicInteger();
         AtomicInteger done = new AtomicInteger();
-        TestClients.Counter counter = clients.counter(counterRedis.server(), "chaos-counter");
+        UnsafeCounter counter = servers.counter("chaos-counter");
         AtomicInteger inside = new AtomicInteger();
         AtomicInteger overlaps = new AtomicInteger();
         AtomicInteger failures = new AtomicInteger();
@@ -63,11 +53,9 @@ class RedlockChaosTest {
         Future<Integer> chaos = pool.submit(() -> disrupt(stop, disruptionsSoFar));
         List<Future<?>> workers = new ArrayList<>();
         for (int c = 0; c < 4; c++) {
-            LockClient client = clients.track(LockClient.builder()
-                    .redlockNodes(redis.uris().toArray(String[]::new))
+            LockClient client = servers.newClient(Topology.REDLOCK, builder -> builder
                     .defaultLease(LEASE)
-                    .commandTimeout(Duration.ofMillis(250))
-                    .build());
+                    .commandTimeout(Duration.ofMillis(250)));
             workers.add(pool.submit(() -> {
                 DistributedLock lock = client.getLock("chaos");
                 while (done.get() < acquisitions || disruptionsSoFar.get() < minimumDisruptions) {
@@ -143,7 +131,7 @@ class RedlockChaosTest {
             }
             if (!down.isEmpty() && (down.size() + reconnecting >= 2 || random.nextBoolean())) {
                 RedisServer back = down.get(0);
-                int index = redis.all().indexOf(back);
+                int index = servers.servers(Topology.REDLOCK).indexOf(back);
                 if (now - downSince[index] >= minimumDowntime) {
                     down.remove(0);
                     if (back.isPaused()) {
@@ -155,7 +143,7 @@ class RedlockChaosTest {
                 }
             } else if (down.size() + reconnecting < 2) {
                 int victim = random.nextInt(5);
-                RedisServer server = redis.get(victim);
+                RedisServer server = servers.master(victim);
                 if (!down.contains(server) && (backSince[victim] == 0 || now - backSince[victim] >= reconnectGrace)) {
                     if (random.nextBoolean()) {
                         server.kill();

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.dlock.LockServers.Topology;
 import dev.dlock.testing.RedisServer;
-import dev.dlock.testing.RedisServers;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -16,7 +16,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -24,22 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class RedlockTest {
 
     @RegisterExtension
-    static final RedisServers redis = RedisServers.masters(5);
-
-    private final TestClients clients = new TestClients();
-
-    @AfterEach
-    void closeClients() throws Exception {
-        clients.close();
-    }
-
-    private LockClient redlock(Duration watchdogLease) {
-        return clients.track(LockClient.builder()
-                .redlockNodes(redis.uris().toArray(String[]::new))
-                .defaultLease(watchdogLease)
-                .commandTimeout(Duration.ofMillis(Math.min(2000, watchdogLease.toMillis() / 4)))
-                .build());
-    }
+    static final LockServers servers = LockServers.redlock(5);
 
     private static void takeByAnotherOwner(RedisServer server, String name) {
         server.command("HSET", "dlock:{" + name + "}", "o", "someone-else", "c", "1", "t", "1", "h", "other");
@@ -48,12 +32,12 @@ class RedlockTest {
 
     @Test
     void acquiresExactlyWhenAtMostTwoOfFiveNodesAreTakenElsewhere() throws Exception {
-        LockClient client = redlock(Duration.ofSeconds(10));
+        LockClient client = servers.newClient(Duration.ofSeconds(10));
         for (int taken = 0; taken < 32; taken++) {
             String name = "combination-" + taken;
             for (int node = 0; node < 5; node++) {
                 if ((taken & (1 << node)) != 0) {
-                    takeByAnotherOwner(redis.get(node), name);
+                    takeByAnotherOwner(servers.master(node), name);
                 }
             }
             DistributedLock lock = client.getLock(name);
@@ -64,13 +48,13 @@ class RedlockTest {
                 for (int node = 0; node < 5; node++) {
                     boolean takenHere = (taken & (1 << node)) != 0;
                     // our copies are gone everywhere; the other owner's copies are untouched
-                    assertThat(redis.get(node).command("HGET", "dlock:{" + name + "}", "o"))
+                    assertThat(servers.master(node).command("HGET", "dlock:{" + name + "}", "o"))
                             .isEqualTo(takenHere ? "someone-else" : null);
                 }
             } else {
                 for (int node = 0; node < 5; node++) {
                     boolean takenHere = (taken & (1 << node)) != 0;
-                    RedisServer server = redis.get(node);
+                    RedisServer server = servers.master(node);
                     // a failed attempt is released on every node it reached
                     await().atMost(Duration.ofSeconds(5)).until(() ->
                             String.valueOf(server.command("HGET", "dlock:{" + name + "}", "o"))
@@ -82,40 +66,38 @@ class RedlockTest {
 
     @Test
     void twoDeadNodesAreToleratedThreeAreReportedByName() throws Exception {
-        LockClient client = redlock(Duration.ofSeconds(5));
+        LockClient client = servers.newClient(Duration.ofSeconds(5));
         DistributedLock lock = client.getLock("dead-nodes");
-        redis.get(0).kill();
-        redis.get(3).kill();
+        servers.master(0).kill();
+        servers.master(3).kill();
         for (int i = 0; i < 5; i++) {
             assertThat(lock.tryLock(1, TimeUnit.SECONDS)).isTrue();
             lock.unlock();
         }
-        redis.get(4).kill();
+        servers.master(4).kill();
         long start = System.nanoTime();
         assertThatThrownBy(lock::tryLock)
                 .isInstanceOf(LockBackendException.class)
                 .hasMessageContaining("no quorum reachable")
-                .hasMessageContaining(redis.get(0).uri())
-                .hasMessageContaining(redis.get(3).uri())
-                .hasMessageContaining(redis.get(4).uri())
-                .hasMessageNotContaining(redis.get(1).uri())
+                .hasMessageContaining(servers.master(0).uri())
+                .hasMessageContaining(servers.master(3).uri())
+                .hasMessageContaining(servers.master(4).uri())
+                .hasMessageNotContaining(servers.master(1).uri())
                 // a dead node is told apart from a slow one
-                .hasMessageContaining(redis.get(0).uri() + ": timed out after 500 ms (not connected: unreachable)");
+                .hasMessageContaining(servers.master(0).uri() + ": timed out after 500 ms (not connected: unreachable)");
         // bounded by the per-node timeout (5 s lease / 10), not by the lease
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(2000);
         assertThat(lock.isHeldByCurrentThread()).isFalse();
         // the failed attempt's release was sent before the throw, not awaited
-        await().atMost(Duration.ofSeconds(2)).until(() -> redis.get(1).keys("dlock:{*").isEmpty());
+        await().atMost(Duration.ofSeconds(2)).until(() -> servers.master(1).keys("dlock:{*").isEmpty());
     }
 
     @Test
     void pausedNodeDoesNotHoldUpAcquireOrRelease() throws Exception {
-        LockClient client = clients.track(LockClient.builder()
-                .redlockNodes(redis.uris().toArray(String[]::new))
-                .redlockNodeTimeout(Duration.ofMillis(300))
-                .build());
+        LockClient client = servers.newClient(builder -> builder
+                .redlockNodeTimeout(Duration.ofMillis(300)));
         DistributedLock lock = client.getLock("paused-node");
-        redis.get(2).pause();
+        servers.master(2).pause();
         for (int i = 0; i < 3; i++) {
             long start = System.nanoTime();
             assertThat(lock.tryLock()).isTrue();
@@ -127,8 +109,8 @@ class RedlockTest {
     @Test
     void failedAttemptIsReleasedOnANodeThatWasPausedDuringIt() throws Exception {
         // a 10 s lease: a copy that vanished within the few seconds awaited below was released, not expired
-        LockClient client = redlock(Duration.ofSeconds(10));
-        RedisServer paused = redis.get(4);
+        LockClient client = servers.newClient(Duration.ofSeconds(10));
+        RedisServer paused = servers.master(4);
         // first with the node's script cache warm, then with it empty, so that the paused node's
         // backlog (acquire, then release) is answered NOSCRIPT and both are sent again
         for (boolean scriptsCached : new boolean[] {true, false}) {
@@ -136,14 +118,14 @@ class RedlockTest {
             String key = "dlock:{" + name + "}";
             DistributedLock lock = client.getLock(name);
             // the client's link to the node must be up before the pause, or the attempt never reaches it
-            long callsBefore = TestClients.scriptCalls(paused);
+            long callsBefore = CommandStats.scriptCalls(paused);
             await().atMost(Duration.ofSeconds(5)).until(() -> {
                 lock.isLocked();
-                return TestClients.scriptCalls(paused) > callsBefore;
+                return CommandStats.scriptCalls(paused) > callsBefore;
             });
-            takeByAnotherOwner(redis.get(0), name);
-            takeByAnotherOwner(redis.get(1), name);
-            takeByAnotherOwner(redis.get(2), name);
+            takeByAnotherOwner(servers.master(0), name);
+            takeByAnotherOwner(servers.master(1), name);
+            takeByAnotherOwner(servers.master(2), name);
             paused.command("DEL", "dlock:token-floor");
             if (!scriptsCached) {
                 paused.command("SCRIPT", "FLUSH");
@@ -164,9 +146,9 @@ class RedlockTest {
                 assertThat(paused.command("GET", "dlock:token-floor")).as("floor raised by the release").isNotNull();
                 assertThat(paused.command("EXISTS", key)).as("copy of the failed attempt").isEqualTo(0L);
             });
-            await().atMost(Duration.ofSeconds(3)).until(() -> redis.get(3).command("EXISTS", key).equals(0L));
+            await().atMost(Duration.ofSeconds(3)).until(() -> servers.master(3).command("EXISTS", key).equals(0L));
             for (int node = 0; node < 3; node++) {
-                assertThat(redis.get(node).command("HGET", key, "o")).isEqualTo("someone-else");
+                assertThat(servers.master(node).command("HGET", key, "o")).isEqualTo("someone-else");
             }
         }
     }
@@ -175,21 +157,19 @@ class RedlockTest {
     void holdIsLostWhenAMajorityStopsAnsweringAndItsHolderIsToldWhenItsValidityEnds() throws Exception {
         Duration lease = Duration.ofMillis(1500);
         List<LockLostException> told = new CopyOnWriteArrayList<>();
-        LockClient client = clients.track(LockClient.builder()
-                .redlockNodes(redis.uris().toArray(String[]::new))
+        LockClient client = servers.newClient(builder -> builder
                 .defaultLease(lease)
                 .commandTimeout(Duration.ofMillis(450))
                 // each renewal waits this long for the paused nodes; the loss must not wait for it
                 .redlockNodeTimeout(Duration.ofMillis(400))
-                .listener(told::add)
-                .build());
+                .listener(told::add));
         DistributedLock lock = client.getLock("majority-paused");
         lock.lock();
         LockHandle handle = client.getLock("majority-paused-handle").acquireAsync().get(5, TimeUnit.SECONDS);
         AtomicLong toldAt = new AtomicLong();
         handle.whenLost().thenRun(() -> toldAt.set(System.nanoTime()));
 
-        List<RedisServer> majority = List.of(redis.get(0), redis.get(2), redis.get(3));
+        List<RedisServer> majority = List.of(servers.master(0), servers.master(2), servers.master(3));
         majority.forEach(RedisServer::pause);
         try {
             // the validity left when the pause began is still the holder's to rely on
@@ -222,52 +202,59 @@ class RedlockTest {
             majority.forEach(RedisServer::resume);
         }
         // nothing stays stuck: the copies expire by their lease and another client takes the lock
-        DistributedLock rival = redlock(lease).getLock("majority-paused");
+        DistributedLock rival = servers.newClient(lease).getLock("majority-paused");
         assertThat(rival.tryLock(lease.toMillis() * 2, TimeUnit.MILLISECONDS)).isTrue();
         rival.unlock();
     }
 
     @Test
-    void withAMajorityDeadWaitingAcquiresFailAtOnceNamingTheDeadNodes() throws Exception {
-        LockClient client = redlock(Duration.ofSeconds(5));
+    void withAMajorityDeadAcquiresFailAfterTheirBudgetNamingTheDeadNodes() throws Exception {
+        LockClient client = servers.newClient(builder -> builder
+                .defaultLease(Duration.ofSeconds(5))
+                .commandTimeout(Duration.ofMillis(1250))
+                .outageTolerance(Duration.ofMillis(500)));
         DistributedLock lock = client.getLock("majority-dead");
-        List<RedisServer> dead = List.of(redis.get(0), redis.get(2), redis.get(4));
+        List<RedisServer> dead = List.of(servers.master(0), servers.master(2), servers.master(4));
         dead.forEach(RedisServer::kill);
-        // "no quorum reachable" is an error, not "busy": a caller willing to wait is told at the
-        // first attempt, within the per-node timeout (5 s lease / 10) plus a margin, not at its deadline
-        assertFailsNamingDeadNodes(() -> lock.tryLock(20, TimeUnit.SECONDS), dead);
-        assertFailsNamingDeadNodes(lock::lockInterruptibly, dead);
-        assertFailsNamingDeadNodes(lock::lock, dead);
+        // "no quorum reachable" is an error, not "busy": one attempt is told at once; a caller
+        // willing to wait keeps trying (the nodes may come back) until its wait, or without one
+        // the outage tolerance, ends
+        assertFailsNamingDeadNodes(lock::tryLock, dead, 0);
+        assertFailsNamingDeadNodes(() -> lock.tryLock(1, TimeUnit.SECONDS), dead, 1000);
+        assertFailsNamingDeadNodes(lock::lockInterruptibly, dead, 500);
+        assertFailsNamingDeadNodes(lock::lock, dead, 500);
         assertThat(lock.isHeldByCurrentThread()).isFalse();
         // the live nodes' grants are released: sent before the throw, so they may land just after it
         await().atMost(Duration.ofSeconds(2)).until(() ->
-                redis.get(1).keys("dlock:{*").isEmpty() && redis.get(3).keys("dlock:{*").isEmpty());
+                servers.master(1).keys("dlock:{*").isEmpty() && servers.master(3).keys("dlock:{*").isEmpty());
     }
 
     @Test
     void waiterIsToldWhenAMajorityDiesWhileItWaits() throws Exception {
-        DistributedLock holder = redlock(Duration.ofSeconds(5)).getLock("majority-dies");
+        DistributedLock holder = servers.newClient(Duration.ofSeconds(5)).getLock("majority-dies");
         assertThat(holder.tryLock(Duration.ZERO, Duration.ofSeconds(1))).isTrue();
-        DistributedLock lock = redlock(Duration.ofSeconds(5)).getLock("majority-dies");
-        CompletableFuture<Optional<LockHandle>> waiting = lock.tryAcquireAsync(Duration.ofSeconds(20));
+        DistributedLock lock = servers.newClient(Duration.ofSeconds(5)).getLock("majority-dies");
+        CompletableFuture<Optional<LockHandle>> waiting = lock.tryAcquireAsync(Duration.ofSeconds(2));
         await().atMost(Duration.ofSeconds(5)).until(() ->
-                redis.get(1).command("PUBSUB", "NUMSUB", "dlock:{majority-dies}:released").toString().endsWith(", 1]"));
+                servers.master(1).command("PUBSUB", "NUMSUB", "dlock:{majority-dies}:released").toString().endsWith(", 1]"));
 
-        List<RedisServer> dead = List.of(redis.get(0), redis.get(2), redis.get(4));
+        List<RedisServer> dead = List.of(servers.master(0), servers.master(2), servers.master(4));
         dead.forEach(RedisServer::kill);
-        // it tries again when the holder's 1 s lease ends, and fails then instead of waiting 20 s
-        await().atMost(Duration.ofMillis(1000 + 500 + 1000)).until(waiting::isDone);
+        // it tries again when the holder's 1 s lease ends, finds no quorum, keeps trying until its
+        // wait ends, and then says that Redis failed
+        await().atMost(Duration.ofMillis(2000 + 500 + 1000)).until(waiting::isDone);
         assertThatThrownBy(waiting::get).isInstanceOf(ExecutionException.class)
                 .cause().isInstanceOf(LockBackendException.class)
+                .hasMessageContaining("of the wait of 2 s")
                 .hasMessageContaining("no quorum reachable")
                 .hasMessageContaining(dead.get(0).uri())
                 .hasMessageContaining(dead.get(1).uri())
                 .hasMessageContaining(dead.get(2).uri());
-        await().atMost(Duration.ofSeconds(2)).until(() -> redis.get(1).keys("dlock:{majority-dies}").isEmpty()
-                && redis.get(3).keys("dlock:{majority-dies}").isEmpty());
+        await().atMost(Duration.ofSeconds(2)).until(() -> servers.master(1).keys("dlock:{majority-dies}").isEmpty()
+                && servers.master(3).keys("dlock:{majority-dies}").isEmpty());
     }
 
-    private static void assertFailsNamingDeadNodes(ThrowingCallable acquire, List<RedisServer> dead) {
+    private static void assertFailsNamingDeadNodes(ThrowingCallable acquire, List<RedisServer> dead, long budgetMs) {
         long start = System.nanoTime();
         assertThatThrownBy(acquire)
                 .isInstanceOf(LockBackendException.class)
@@ -275,32 +262,33 @@ class RedlockTest {
                 .hasMessageContaining(dead.get(0).uri())
                 .hasMessageContaining(dead.get(1).uri())
                 .hasMessageContaining(dead.get(2).uri())
-                .hasMessageNotContaining(redis.get(1).uri())
-                .hasMessageNotContaining(redis.get(3).uri());
-        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(500 + 1000);
+                .hasMessageNotContaining(servers.master(1).uri())
+                .hasMessageNotContaining(servers.master(3).uri());
+        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertThat(tookMs).isGreaterThanOrEqualTo(budgetMs).isLessThan(budgetMs + 500 + 1000);
     }
 
     @Test
     void lockSurvivesAMinorityOfNodesLosingTheirDataAndIsLostWithAMajority() throws Exception {
-        LockClient holderClient = redlock(Duration.ofMillis(900));
+        LockClient holderClient = servers.newClient(Duration.ofMillis(900));
         DistributedLock holder = holderClient.getLock("restarted");
-        DistributedLock rival = redlock(Duration.ofMillis(900)).getLock("restarted");
+        DistributedLock rival = servers.newClient(Duration.ofMillis(900)).getLock("restarted");
         holder.lock();
         long token = holder.fencingToken();
 
-        redis.get(0).restart();
-        redis.get(1).restart();
+        servers.master(0).restart();
+        servers.master(1).restart();
         // the watchdog puts the lost copies back once a quorum renewed the hold
         await().atMost(Duration.ofSeconds(5)).until(() ->
-                redis.get(0).keys("dlock:{*").size() == 1 && redis.get(1).keys("dlock:{*").size() == 1);
+                servers.master(0).keys("dlock:{*").size() == 1 && servers.master(1).keys("dlock:{*").size() == 1);
         assertThat(rival.tryLock()).isFalse();
         assertThat(holder.isHeldByCurrentThread()).isTrue();
         holder.unlock();
 
         holder.lock();
-        redis.get(2).restart();
-        redis.get(3).restart();
-        redis.get(4).restart();
+        servers.master(2).restart();
+        servers.master(3).restart();
+        servers.master(4).restart();
         assertThat(rival.tryLock(5, TimeUnit.SECONDS)).isTrue();
         assertThat(rival.fencingToken()).isGreaterThan(token);
         assertThatThrownBy(holder::unlock).isInstanceOf(LockLostException.class);
@@ -309,41 +297,41 @@ class RedlockTest {
 
     @Test
     void tokensIncreaseAcrossHoldersGrantedByDifferentMajorities() throws Exception {
-        LockClient client = redlock(Duration.ofSeconds(5));
+        LockClient client = servers.newClient(Duration.ofSeconds(5));
         DistributedLock lock = client.getLock("majorities");
         long previous = 0;
         for (int round = 0; round < 10; round++) {
             // two different nodes are taken elsewhere each round, so each grant comes from another majority
-            takeByAnotherOwner(redis.get(round % 5), "majorities");
-            takeByAnotherOwner(redis.get((round + 2) % 5), "majorities");
+            takeByAnotherOwner(servers.master(round % 5), "majorities");
+            takeByAnotherOwner(servers.master((round + 2) % 5), "majorities");
             assertThat(lock.tryLock()).isTrue();
             assertThat(lock.fencingToken()).isGreaterThan(previous);
             previous = lock.fencingToken();
             lock.unlock();
-            redis.all().forEach(server -> server.command("DEL", "dlock:{majorities}"));
+            servers.servers(Topology.REDLOCK).forEach(server -> server.command("DEL", "dlock:{majorities}"));
         }
     }
 
     @Test
     void releasedTokenRaisesTheFloorSoANodeWithASlowClockCannotGoBelowIt() throws Exception {
-        LockClient client = redlock(Duration.ofSeconds(5));
+        LockClient client = servers.newClient(Duration.ofSeconds(5));
         DistributedLock lock = client.getLock("floor");
         // node 0 behaves like a node whose clock runs far ahead: its proposals are huge
         long far = (System.currentTimeMillis() + TimeUnit.DAYS.toMillis(365)) * 1000;
-        redis.get(0).command("SET", "dlock:token-floor", Long.toString(far));
+        servers.master(0).command("SET", "dlock:token-floor", Long.toString(far));
         // nodes 3 and 4 are taken, so the quorum must include node 0 (whose answer may come last,
         // e.g. after reloading its scripts when an earlier test restarted it)
-        takeByAnotherOwner(redis.get(3), "floor");
-        takeByAnotherOwner(redis.get(4), "floor");
+        takeByAnotherOwner(servers.master(3), "floor");
+        takeByAnotherOwner(servers.master(4), "floor");
         assertThat(lock.tryLock()).isTrue();
         long high = lock.fencingToken();
         assertThat(high).isGreaterThan(far);
         lock.unlock();
-        redis.get(3).command("DEL", "dlock:{floor}");
-        redis.get(4).command("DEL", "dlock:{floor}");
+        servers.master(3).command("DEL", "dlock:{floor}");
+        servers.master(4).command("DEL", "dlock:{floor}");
 
         // the next majority excludes node 0; its nodes remember the released token
-        takeByAnotherOwner(redis.get(0), "floor");
+        takeByAnotherOwner(servers.master(0), "floor");
         assertThat(lock.tryLock()).isTrue();
         assertThat(lock.fencingToken()).isGreaterThan(high);
         lock.unlock();
@@ -351,11 +339,11 @@ class RedlockTest {
 
     @Test
     void everyNodeMustBeDistinctAndThereMustBeThree() {
-        assertThatThrownBy(() -> LockClient.builder().redlockNodes(redis.get(0).uri(), redis.get(1).uri()))
+        assertThatThrownBy(() -> LockClient.builder().redlockNodes(servers.master(0).uri(), servers.master(1).uri()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 3");
-        assertThatThrownBy(() -> LockClient.builder().redlockNodes(redis.get(0).uri(), redis.get(0).uri(), redis.get(1).uri()))
+        assertThatThrownBy(() -> LockClient.builder().redlockNodes(servers.master(0).uri(), servers.master(0).uri(), servers.master(1).uri()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("distinct");
-        List<String> uris = redis.uris();
+        List<String> uris = servers.uris(Topology.REDLOCK);
         assertThatThrownBy(() -> LockClient.builder().redisUri(uris.get(0)).redlockNodes(uris.toArray(String[]::new)).build())
                 .isInstanceOf(IllegalStateException.class);
     }

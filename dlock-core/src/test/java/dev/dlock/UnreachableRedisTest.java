@@ -4,23 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.dlock.testing.RedisServer;
-import dev.dlock.testing.RedisServers;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 class UnreachableRedisTest {
 
     @RegisterExtension
-    static final RedisServers redis = RedisServers.standalone();
-
-    private final TestClients clients = new TestClients();
-
-    @AfterEach
-    void closeClients() throws Exception {
-        clients.close();
-    }
+    static final LockServers servers = LockServers.singleRedis();
 
     @Test
     void buildFailsWithTheAddressWhenNothingListens() {
@@ -35,29 +26,33 @@ class UnreachableRedisTest {
 
     @Test
     void tryLockThrowsInsteadOfReturningFalseWhenRedisIsDown() {
-        LockClient client = clients.track(clients.builder(redis.server()).commandTimeout(Duration.ofMillis(300)).build());
+        LockClient client = servers.newClient(builder -> builder.commandTimeout(Duration.ofMillis(300)));
         DistributedLock lock = client.getLock("down");
-        redis.server().kill();
+        servers.server().kill();
         assertThatThrownBy(lock::tryLock)
                 .isInstanceOf(LockBackendException.class)
                 .hasMessageContaining("down")
-                .hasMessageContaining(redis.server().uri());
+                .hasMessageContaining(servers.server().uri());
         assertThatThrownBy(() -> lock.tryLock(Duration.ofSeconds(1), Duration.ofSeconds(5)))
-                .isInstanceOf(LockBackendException.class);
+                .isInstanceOf(LockBackendException.class)
+                .hasMessageContaining("Redis unreachable for the whole wait of 1 s")
+                .hasCauseInstanceOf(LockBackendException.class);
     }
 
     @Test
     void pausedRedisGivesAnOutcomeUnknownTimeout() {
-        LockClient client = clients.track(clients.builder(redis.server()).commandTimeout(Duration.ofMillis(300)).build());
+        LockClient client = servers.newClient(builder -> builder.commandTimeout(Duration.ofMillis(300))
+                .outageTolerance(Duration.ofSeconds(1)));
         DistributedLock lock = client.getLock("paused");
-        redis.server().pause();
+        servers.server().pause();
         assertThatThrownBy(lock::lock)
                 .isInstanceOf(LockBackendException.class)
+                .hasMessageContaining("outage tolerance of 1 s")
                 .hasMessageContaining("outcome unknown")
                 .hasMessageContaining("timed out after 300 ms");
-        redis.server().resume();
+        servers.server().resume();
         // the best-effort release sent with the failure leaves the lock free once Redis answers
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> redis.server().keys("*").isEmpty());
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> servers.server().keys("*{*").isEmpty());
         assertThat(lock.tryLock()).isTrue();
         lock.unlock();
     }

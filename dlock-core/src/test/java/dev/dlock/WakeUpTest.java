@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.dlock.testing.RedisServer;
-import dev.dlock.testing.RedisServers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -16,7 +15,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.LoggerFactory;
@@ -32,14 +30,7 @@ class WakeUpTest {
     private static final Duration LONG_LEASE = Duration.ofSeconds(30);
 
     @RegisterExtension
-    static final RedisServers redis = RedisServers.standalone();
-
-    private final TestClients clients = new TestClients();
-
-    @AfterEach
-    void closeClients() throws Exception {
-        clients.close();
-    }
+    static final LockServers servers = LockServers.singleRedis();
 
     /**
      * 20 rounds of: holder takes the lock with a 30 s lease, a waiter (another client) is seen
@@ -50,15 +41,15 @@ class WakeUpTest {
     @Test
     void waiterAcquiresRightAfterTheReleaseNotAtLeaseExpiry() throws Exception {
         int rounds = 20;
-        LockClient holderClient = clients.client(redis.server());
-        LockClient waiterClient = clients.client(redis.server());
+        LockClient holderClient = servers.newClient();
+        LockClient waiterClient = servers.newClient();
         List<Long> latenciesNanos = new ArrayList<>();
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
             for (int round = 0; round < rounds; round++) {
                 String name = "wake-" + round;
                 DistributedLock holder = holderClient.getLock(name);
-                long callsBefore = TestClients.scriptCalls(redis.server());
+                long callsBefore = CommandStats.scriptCalls(servers.server());
                 holder.lock(LONG_LEASE);
                 Future<Long> acquiredAt = pool.submit(() -> {
                     DistributedLock lock = waiterClient.getLock(name);
@@ -70,7 +61,7 @@ class WakeUpTest {
                 // the waiter is in its wait once it has subscribed to the lock's channel and made
                 // its attempt after the subscription: the holder's grant + the waiter's two attempts
                 await().atMost(Duration.ofSeconds(10)).until(() ->
-                        subscribers(redis.server(), name) == 1 && TestClients.scriptCalls(redis.server()) - callsBefore >= 3);
+                        subscribers(servers.server(), name) == 1 && CommandStats.scriptCalls(servers.server()) - callsBefore >= 3);
                 assertThat(acquiredAt).isNotDone();
                 long releasedAt = System.nanoTime();
                 holder.unlock();
@@ -87,7 +78,7 @@ class WakeUpTest {
                         + "median {} ms, max {} ms, min {} ms",
                 rounds, millis(latenciesNanos.get(rounds / 2)), millis(latenciesNanos.get(rounds - 1)),
                 millis(latenciesNanos.get(0)));
-        assertThat(redis.server().keys("*")).isEmpty();
+        assertThat(servers.server().keys("*{*")).isEmpty();
     }
 
     /**
@@ -102,11 +93,11 @@ class WakeUpTest {
      */
     @Test
     void releaseWhileTheWaitersSubscribeIsInFlightIsNotMissed() throws Exception {
-        LockClient holderClient = clients.client(redis.server());
-        SubscribeGate gate = clients.track(new SubscribeGate(redis.server()));
+        LockClient holderClient = servers.newClient();
+        SubscribeGate gate = servers.track(new SubscribeGate(servers.server()));
         // the held SUBSCRIBE must not time out on a loaded machine: the longest command timeout
         // the 30 s default lease allows
-        LockClient waiterClient = clients.track(LockClient.builder().redisUri(gate.uri())
+        LockClient waiterClient = servers.track(LockClient.builder().redisUri(gate.uri())
                 .commandTimeout(Duration.ofSeconds(9)).build());
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
@@ -124,7 +115,7 @@ class WakeUpTest {
                     return got;
                 });
                 subscribe.arrived().get(10, TimeUnit.SECONDS);
-                assertThat(subscribers(redis.server(), name)).as("the server has not seen the SUBSCRIBE").isZero();
+                assertThat(subscribers(servers.server(), name)).as("the server has not seen the SUBSCRIBE").isZero();
 
                 holder.unlock();
                 assertThat(waiter).isNotDone();
@@ -138,15 +129,15 @@ class WakeUpTest {
         } finally {
             pool.shutdownNow();
         }
-        assertThat(redis.server().keys("*")).isEmpty();
+        assertThat(servers.server().keys("*{*")).isEmpty();
     }
 
     @Test
     void fiftyWaitersAllGetTheLockInTurn() throws Exception {
         int waiters = 50;
-        List<LockClient> waiterClients = List.of(clients.client(redis.server()), clients.client(redis.server()),
-                clients.client(redis.server()));
-        DistributedLock holder = clients.client(redis.server()).getLock("queue");
+        List<LockClient> waiterClients = List.of(servers.newClient(), servers.newClient(),
+                servers.newClient());
+        DistributedLock holder = servers.newClient().getLock("queue");
         holder.lock();
         ExecutorService pool = Executors.newFixedThreadPool(waiters);
         AtomicInteger inside = new AtomicInteger();
@@ -181,7 +172,7 @@ class WakeUpTest {
         pool.shutdown();
         assertThat(overlaps.get()).isZero();
         assertThat(order).hasSize(waiters).doesNotHaveDuplicates();
-        assertThat(redis.server().keys("*")).isEmpty();
+        assertThat(servers.server().keys("*{*")).isEmpty();
     }
 
     private static long subscribers(RedisServer server, String lockName) {

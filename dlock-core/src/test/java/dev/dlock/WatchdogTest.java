@@ -2,7 +2,6 @@ package dev.dlock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.dlock.testing.RedisServers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,7 +9,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -19,37 +17,13 @@ class WatchdogTest {
     private static final Duration LEASE = Duration.ofSeconds(1);
 
     @RegisterExtension
-    static final RedisServers redis = RedisServers.standalone();
-
-    private final TestClients clients = new TestClients();
-
-    @AfterEach
-    void closeClients() throws Exception {
-        clients.close();
-    }
-
-    @Test
-    void holdThreeTimesLongerThanTheLeaseStaysHeld() throws Exception {
-        DistributedLock lock = clients.client(redis.server(), LEASE).getLock("long-hold");
-        DistributedLock rival = clients.client(redis.server(), LEASE).getLock("long-hold");
-        lock.lock();
-        long token = lock.fencingToken();
-        long end = System.nanoTime() + 3 * LEASE.toNanos();
-        while (System.nanoTime() < end) {
-            // each probe waits a fifth of the lease: the hold must survive every one of them
-            assertThat(rival.tryLock(LEASE.toMillis() / 5, TimeUnit.MILLISECONDS)).isFalse();
-        }
-        assertThat(lock.isHeldByCurrentThread()).isTrue();
-        assertThat(lock.info().fencingToken()).isEqualTo(token);
-        lock.unlock();
-        assertThat(redis.server().keys("*")).isEmpty();
-    }
+    static final LockServers servers = LockServers.singleRedis();
 
     @Test
     void explicitLeaseIsNeverRenewed() throws Exception {
-        DistributedLock lock = clients.client(redis.server(), LEASE).getLock("explicit");
+        DistributedLock lock = servers.newClient(LEASE).getLock("explicit");
         lock.lock(Duration.ofMillis(400));
-        DistributedLock rival = clients.client(redis.server(), LEASE).getLock("explicit");
+        DistributedLock rival = servers.newClient(LEASE).getLock("explicit");
         assertThat(rival.tryLock(5, TimeUnit.SECONDS)).isTrue();
         assertThat(lock.isHeldByCurrentThread()).isFalse();
         rival.unlock();
@@ -57,8 +31,8 @@ class WatchdogTest {
 
     @Test
     void noKeyRemainsOrReappearsAfterManyThreadsLockAndUnlock() throws Exception {
-        LockClient client = clients.client(redis.server(), LEASE);
-        LockClient other = clients.client(redis.server(), LEASE);
+        LockClient client = servers.newClient(LEASE);
+        LockClient other = servers.newClient(LEASE);
         ExecutorService pool = Executors.newFixedThreadPool(8);
         long end = System.nanoTime() + Duration.ofSeconds(3).toNanos();
         List<Future<Integer>> loops = new ArrayList<>();
@@ -87,11 +61,11 @@ class WatchdogTest {
         }
         pool.shutdown();
         assertThat(total).isPositive();
-        assertThat(redis.server().keys("*")).isEmpty();
+        assertThat(servers.server().keys("*{*")).isEmpty();
         // a late renewal must not bring a key back: watch for three leases
         long watchUntil = System.nanoTime() + 3 * LEASE.toNanos();
         while (System.nanoTime() < watchUntil) {
-            assertThat(redis.server().keys("*")).isEmpty();
+            assertThat(servers.server().keys("*{*")).isEmpty();
             TimeUnit.MILLISECONDS.sleep(100);
         }
     }

@@ -9,4 +9,19 @@ public interface BenchLock {
     void lock();
 
     void unlock();
+
+    /** The benchmark's view of a library's own lock (dlock's and Redisson's both implement {@code Lock}). */
+    static BenchLock of(java.util.concurrent.locks.Lock lock) {
+        return new BenchLock() {
+            @Override
+            public void lock() {
+                lock.lock();
+            }
+
+            @Override
+            public void unlock() {
+                lock.unlock();
+            }
+        };
+    }
 }

@@ -206,7 +206,7 @@ public final class Main {
                     case CONTENDED_CLIENTS -> inProcess(contender, uris, Contender.Settings.DEFAULTS,
                             CONTENDED_CLIENTS, open -> contended(open, "bench:" + scenario.id, plan.sideMeasure()));
                     case MANY_HELD -> inProcess(contender, uris, new Contender.Settings(plan.heldLeaseMs()), 1,
-                            open -> LoadScenarios.manyHeld(open.get(0), single, plan.heldLocks(), HELD_THREADS,
+                            open -> ManyHeldScenario.run(open.get(0), single, plan.heldLocks(), HELD_THREADS,
                                     plan.hold()));
                 };
                 results.record(scenario, contender, round, figures);

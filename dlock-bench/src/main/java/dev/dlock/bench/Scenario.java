@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
 
-/** The scenarios of the issue, each with the contenders it runs and the figures it reports. */
+/** The benchmark's scenarios, each with the contenders it runs and the figures it reports. */
 enum Scenario {
     UNCONTENDED("uncontended", "1 thread, 1 key, acquire+release pairs (JMH, sample mode)",
             List.of(Contenders.RTT, Contenders.FLOOR, Contenders.DLOCK, Contenders.REDISSON),

@@ -1,34 +1,57 @@
 package dev.dlock.cli;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The command {@code exec} runs under the lock: started with dlock's stdin, stdout and stderr,
- * stopped on request with SIGTERM and, after a grace period, SIGKILL.
+ * stopped on request with SIGTERM and, after a grace period, SIGKILL. When asked, and setsid(1)
+ * is there, it runs in a process group of its own (setsid execs the command in place: a child of
+ * the JVM never leads a group, so setsid does not fork and the command's pid is its group's id),
+ * and signals go to the whole group, as timeout(1) does: a process the command started that left
+ * the process tree (double fork) but not the group is signalled too.
  */
 final class ChildProcess {
 
+    private static final Path SETSID = findSetsid();
+
+    private static final int SIGKILL = 9;
+
     private final List<String> argv;
     private final Process process;
+    private final boolean ownGroup;
 
-    private ChildProcess(List<String> argv, Process process) {
+    private ChildProcess(List<String> argv, Process process, boolean ownGroup) {
         this.argv = argv;
         this.process = process;
+        this.ownGroup = ownGroup;
     }
 
     /**
+     * @param ownGroup run the command in a process group of its own, if setsid(1) is available
      * @throws CannotStart the program was not found or cannot be executed; carries the exit code
      *                     a shell would give (127, 126)
      */
-    static ChildProcess start(List<String> argv, Map<String, String> extraEnv) {
-        ProcessBuilder builder = new ProcessBuilder(argv).inheritIO();
+    static ChildProcess start(List<String> argv, Map<String, String> extraEnv, boolean ownGroup) {
+        boolean grouped = ownGroup && SETSID != null;
+        List<String> launched = argv;
+        if (grouped) {
+            // setsid would report a missing program itself: check first, so the message is dlock's
+            checkRunnable(argv.get(0));
+            launched = new ArrayList<>();
+            launched.add(SETSID.toString());
+            launched.addAll(argv);
+        }
+        ProcessBuilder builder = new ProcessBuilder(launched).inheritIO();
         builder.environment().putAll(extraEnv);
         try {
-            return new ChildProcess(argv, builder.start());
+            return new ChildProcess(argv, builder.start(), grouped);
         } catch (IOException e) {
             String message = String.valueOf(e.getMessage());
             boolean notFound = message.contains("error=2,") || message.contains("No such file");
@@ -36,6 +59,40 @@ final class ChildProcess {
             throw new CannotStart("cannot run '" + argv.get(0) + "': " + reason,
                     notFound ? ExitCodes.NOT_FOUND : ExitCodes.CANNOT_RUN);
         }
+    }
+
+    /** The program as a shell would find it: 127 when it is nowhere, 126 when it cannot be run. */
+    private static void checkRunnable(String program) {
+        List<Path> candidates = new ArrayList<>();
+        if (program.contains("/")) {
+            candidates.add(Path.of(program));
+        } else {
+            String path = System.getenv().getOrDefault("PATH", "/usr/bin:/bin");
+            for (String dir : path.split(":")) {
+                candidates.add(Path.of(dir.isEmpty() ? "." : dir, program));
+            }
+        }
+        boolean found = false;
+        for (Path candidate : candidates) {
+            if (Files.isRegularFile(candidate)) {
+                if (Files.isExecutable(candidate)) {
+                    return;
+                }
+                found = true;
+            }
+        }
+        throw new CannotStart("cannot run '" + program + "': " + (found ? "Permission denied" : "No such file or directory"),
+                found ? ExitCodes.CANNOT_RUN : ExitCodes.NOT_FOUND);
+    }
+
+    private static Path findSetsid() {
+        for (String dir : new String[] {"/usr/bin", "/bin", "/usr/local/bin"}) {
+            Path candidate = Path.of(dir, "setsid");
+            if (Files.isExecutable(candidate)) {
+                return candidate;
+            }
+        }
+        return null;
     }
 
     long pid() {
@@ -69,10 +126,14 @@ final class ChildProcess {
     }
 
     /**
-     * Sends {@code signal} to the command alone, as a shell's {@code kill -s} would. SIGTERM goes
-     * through the JDK; other signals through {@code kill(1)}, falling back to SIGTERM without it.
+     * Sends {@code signal} to the command's process group when it has its own, else to the command
+     * alone, as a shell's {@code kill -s} would. Through {@code kill(1)}; SIGTERM to the command
+     * alone through the JDK, and as the fallback without kill(1).
      */
     void signal(int signal) {
+        if (ownGroup && killGroup(signal)) {
+            return;
+        }
         if (signal != SignalRelay.SIGTERM) {
             try {
                 Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
@@ -96,8 +157,10 @@ final class ChildProcess {
      * @return whether SIGKILL was needed
      */
     boolean terminate(Duration grace) {
-        List<ProcessHandle> descendants = process.descendants().toList();
-        process.destroy();
+        List<ProcessHandle> descendants = outsideTheGroup(process.descendants().toList());
+        if (!(ownGroup && killGroup(SignalRelay.SIGTERM))) {
+            process.destroy();
+        }
         descendants.forEach(ProcessHandle::destroy);
         boolean ended = waitQuietly(grace);
         if (!ended) {
@@ -108,9 +171,44 @@ final class ChildProcess {
 
     /** SIGKILL to the command and everything it started. */
     void kill() {
-        List<ProcessHandle> descendants = process.descendants().toList();
-        process.destroyForcibly();
+        List<ProcessHandle> descendants = outsideTheGroup(process.descendants().toList());
+        if (!(ownGroup && killGroup(SIGKILL))) {
+            process.destroyForcibly();
+        }
         descendants.forEach(ProcessHandle::destroyForcibly);
+    }
+
+    /** Those of the processes that a signal to the command's group does not reach (each must get one, once). */
+    private List<ProcessHandle> outsideTheGroup(List<ProcessHandle> processes) {
+        if (!ownGroup) {
+            return processes;
+        }
+        return processes.stream().filter(handle -> processGroup(handle.pid()) != process.pid()).toList();
+    }
+
+    /** From /proc/PID/stat (the field after the state and the parent's pid); -1 when unknown. */
+    private static long processGroup(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(fields[2]);
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /** {@code kill -SIGNAL -- -PGID}: whether kill(1) reported success. */
+    private boolean killGroup(int signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, "--", "-" + process.pid())
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            return kill.waitFor(5, TimeUnit.SECONDS) && kill.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     boolean isAlive() {

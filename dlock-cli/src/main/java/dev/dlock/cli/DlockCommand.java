@@ -1,11 +1,11 @@
 package dev.dlock.cli;
 
 import dev.dlock.LockClient;
+import dev.dlock.LockClientBuilder;
 import dev.dlock.cli.demo.DemoCommand;
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.time.Duration;
-import java.util.regex.Pattern;
+import java.util.ArrayList;
+import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.HelpCommand;
 import picocli.CommandLine.Option;
@@ -23,8 +23,11 @@ import picocli.CommandLine.ScopeType;
                 ReleaseCommand.class, HelpCommand.class},
         footerHeading = "%nRedis:%n",
         footer = {
-                "  --redis URL, else $REDIS_URL, else redis://127.0.0.1:6379. The demo",
-                "  alone goes on, when nothing answers there, to a redis-server of its own.",
+                "  --redis URL, else $REDIS_URL, else redis://127.0.0.1:6379 (a Sentinel URL",
+                "  names the master the sentinels report). Or --redlock URL,URL,URL: a Redlock",
+                "  over independent masters; or --cluster URL[,URL...]: a Redis Cluster's",
+                "  nodes. One of the three. The demo runs on one Redis only and goes on, when",
+                "  nothing answers at the default address, to a redis-server of its own.",
                 "%nExit codes:",
                 "    0  ok",
                 "    1  exec: lock not acquired within --wait; release: lock not held;",
@@ -38,13 +41,25 @@ import picocli.CommandLine.ScopeType;
 public final class DlockCommand implements Runnable {
 
     static final String REDIS_URL_ENV = "REDIS_URL";
-    private static final Pattern URL_SCHEME = Pattern.compile("^(redis|rediss|redis-socket)://.+");
 
     @Option(names = "--redis", paramLabel = "URL", scope = ScopeType.INHERIT,
-            description = {"Redis URL: redis://[user:password@]host:port[/db]",
-                    "or rediss://... for TLS. Default: $REDIS_URL, else",
-                    "redis://127.0.0.1:6379."})
+            description = {"Redis URL: redis://[user:password@]host:port[/db],",
+                    "rediss://... for TLS, or a master Sentinels name:",
+                    "redis-sentinel://h:p[,h:p...]?sentinelMasterId=NAME.",
+                    "Default: $REDIS_URL, else redis://127.0.0.1:6379."})
     private String redis;
+
+    @Option(names = "--redlock", paramLabel = "URL[,URL...]", scope = ScopeType.INHERIT,
+            description = {"Redlock over independent masters: at least 3 URLs,",
+                    "comma-separated or the option repeated. Excludes --redis",
+                    "and --cluster."})
+    private List<String> redlock = new ArrayList<>();
+
+    @Option(names = "--cluster", paramLabel = "URL[,URL...]", scope = ScopeType.INHERIT,
+            description = {"Redis Cluster: the URLs of one or more of its nodes",
+                    "(redis:// or rediss://), comma-separated or the option",
+                    "repeated. Excludes --redis and --redlock."})
+    private List<String> cluster = new ArrayList<>();
 
     @Option(names = "--prefix", paramLabel = "PREFIX", scope = ScopeType.INHERIT,
             description = "Key prefix of the locks (default: ${DEFAULT-VALUE}).",
@@ -68,71 +83,72 @@ public final class DlockCommand implements Runnable {
         return prefix;
     }
 
-    /** {@code --redis}, else {@code $REDIS_URL}; null when neither is given. */
-    public RedisSource explicitRedis() {
-        if (redis != null) {
-            return new RedisSource(checkedUrl(redis, "--redis"), "--redis");
-        }
-        String fromEnv = System.getenv(REDIS_URL_ENV);
-        if (fromEnv != null && !fromEnv.isBlank()) {
-            return new RedisSource(checkedUrl(fromEnv.strip(), REDIS_URL_ENV), REDIS_URL_ENV);
-        }
-        return null;
-    }
-
-    /** The Redis of every command but the demo: explicit, else the default address. */
-    public String redisUrl() {
-        RedisSource explicit = explicitRedis();
-        return explicit != null ? explicit.url() : LockClient.DEFAULT_REDIS_URI;
+    /**
+     * Where the locks live: {@code --redis}, {@code --redlock} or {@code --cluster}, else
+     * {@code $REDIS_URL}, else the default address.
+     *
+     * @throws UsageException the options exclude each other, or a URL is not acceptable
+     */
+    public ClientOptions clientOptions() {
+        return ClientOptions.of(redis, System.getenv(REDIS_URL_ENV), redlock, cluster);
     }
 
     /**
-     * A client builder for {@code url} with the global options applied.
+     * The demo's Redis when named: {@code --redis}, else {@code $REDIS_URL}; null when neither is
+     * given. The demo runs on one Redis.
+     *
+     * @throws UsageException {@code --redlock} or {@code --cluster} is given, or the URL is not acceptable
+     */
+    public RedisSource explicitRedis() {
+        if (!redlock.isEmpty() || !cluster.isEmpty()) {
+            throw new UsageException((redlock.isEmpty() ? "--cluster" : "--redlock")
+                    + " is for exec, status, list and release: the demo runs on one Redis (--redis URL)");
+        }
+        ClientOptions options = clientOptions();
+        if (redis != null) {
+            return new RedisSource(options.redisUrl(), "--redis");
+        }
+        String fromEnv = System.getenv(REDIS_URL_ENV);
+        return fromEnv != null && !fromEnv.isBlank() ? new RedisSource(options.redisUrl(), REDIS_URL_ENV) : null;
+    }
+
+    /**
+     * A client builder for the topology of the options ({@link #clientOptions()}), with the
+     * global options applied.
+     *
+     * @throws UsageException the options, a URL or the prefix are not acceptable
+     */
+    public LockClientBuilder clientBuilder() {
+        return withPrefix(clientOptions().builder());
+    }
+
+    /**
+     * A client builder for one Redis at {@code url} with the global options applied.
      *
      * @throws UsageException the URL or prefix is not acceptable
      */
-    public LockClient.Builder clientBuilder(String url) {
-        LockClient.Builder builder = LockClient.builder();
+    public LockClientBuilder clientBuilder(String url) {
+        LockClientBuilder builder = LockClient.builder();
         try {
             builder.redisUri(url);
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage(), e);
         }
+        return withPrefix(builder);
+    }
+
+    /** A client for the options' topology; exits with a one-line error when Redis is not there. */
+    public LockClient connect(Duration commandTimeout) {
+        return clientBuilder().commandTimeout(commandTimeout).build();
+    }
+
+    private LockClientBuilder withPrefix(LockClientBuilder builder) {
         try {
             builder.keyPrefix(prefix);
         } catch (IllegalArgumentException e) {
             throw new UsageException("--prefix: " + e.getMessage(), e);
         }
         return builder;
-    }
-
-    /** A client on {@link #redisUrl()}; exits with a one-line error when Redis is not there. */
-    public LockClient connect(Duration commandTimeout) {
-        return clientBuilder(redisUrl()).commandTimeout(commandTimeout).build();
-    }
-
-    /**
-     * Refuses what Lettuce would misread rather than reject: without a scheme it fails obscurely, and
-     * a port that is not a number becomes part of a host name that DNS then cannot find.
-     */
-    private static String checkedUrl(String url, String from) {
-        String expected = "; expected redis://[user:password@]host:port[/db] or rediss://... for TLS";
-        if (!URL_SCHEME.matcher(url).matches()) {
-            throw new UsageException(from + ": '" + url + "' is not a Redis URL" + expected);
-        }
-        if (url.startsWith("redis-socket://")) {
-            return url;
-        }
-        try {
-            URI parsed = new URI(url);
-            if (parsed.getHost() == null) {
-                throw new UsageException(from + ": '" + url + "' is not a Redis URL: no host, or a port that is "
-                        + "not a number" + expected);
-            }
-        } catch (URISyntaxException e) {
-            throw new UsageException(from + ": '" + url + "' is not a Redis URL: " + e.getMessage() + expected, e);
-        }
-        return url;
     }
 
     /** A Redis URL and where it came from ({@code --redis} or {@code REDIS_URL}). */

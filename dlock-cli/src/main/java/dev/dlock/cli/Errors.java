@@ -10,8 +10,8 @@ import picocli.CommandLine.ParseResult;
 
 /**
  * Turns failures into one line on stderr and an exit code; the stack trace only with
- * {@code --verbose}. Bad input and an unreachable Redis exit {@link ExitCodes#USAGE}; anything
- * else is a bug and exits {@link ExitCodes#INTERNAL_ERROR}.
+ * {@code --verbose}. Bad input exits {@link ExitCodes#USAGE}, an unreachable or failing Redis
+ * {@link ExitCodes#REDIS_UNAVAILABLE}; anything else is a bug and exits {@link ExitCodes#INTERNAL_ERROR}.
  */
 final class Errors implements IParameterExceptionHandler, IExecutionExceptionHandler {
 
@@ -37,7 +37,7 @@ final class Errors implements IParameterExceptionHandler, IExecutionExceptionHan
         if (e instanceof UsageException || e instanceof LockBackendException) {
             err.println("dlock: " + firstLine(e.getMessage()));
             traceIfVerbose(e, err);
-            return ExitCodes.USAGE;
+            return e instanceof UsageException ? ExitCodes.USAGE : ExitCodes.REDIS_UNAVAILABLE;
         }
         err.println("dlock: internal error, please report it: " + firstLine(String.valueOf(e))
                 + (verbose ? "" : " (--verbose shows the stack trace)"));

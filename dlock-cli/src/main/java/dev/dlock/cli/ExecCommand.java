@@ -3,6 +3,7 @@ package dev.dlock.cli;
 import dev.dlock.DistributedLock;
 import dev.dlock.LockBackendException;
 import dev.dlock.LockClient;
+import dev.dlock.LockClientBuilder;
 import dev.dlock.LockHandle;
 import dev.dlock.LockInfo;
 import dev.dlock.LockLostException;
@@ -16,8 +17,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.IntConsumer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -38,15 +37,23 @@ import picocli.CommandLine.Spec;
                         + "so that it can refuse a holder that lost the lock.",
                 "If the lock is lost (its lease could not be renewed, or 'dlock release --force' took "
                         + "it) the command gets SIGTERM, SIGKILL after --grace, and dlock exits 122.",
-                "SIGTERM and SIGINT to dlock are passed on to the command; dlock releases the lock when "
-                        + "the command has ended and exits with its code. At a terminal, Ctrl-C reaches the "
-                        + "command by itself, so dlock does not send it twice. A second signal kills the "
-                        + "command (SIGKILL).",
+                "SIGTERM, SIGINT and SIGHUP to dlock are passed on to the command; dlock releases the "
+                        + "lock when the command has ended and exits with its code. At a terminal, Ctrl-C and a "
+                        + "hang-up reach the command by themselves, so dlock does not send them twice. A second "
+                        + "signal kills the command (SIGKILL).",
+                "Not at a terminal, the command runs in a process group of its own (through setsid(1)), "
+                        + "and every signal goes to the whole group, so whatever the command started is "
+                        + "stopped with it, unless it left the group (a daemon calling setsid). At a "
+                        + "terminal, the command stays in the terminal's foreground group, and the signals "
+                        + "go to the command and the processes it started that are still its descendants.",
+                "While Redis is unreachable (not started yet, restarting) dlock keeps trying within "
+                        + "--wait (without --wait: for 30 s) before it gives up with exit 69.",
                 ""},
         footerHeading = "%nExit codes:%n",
         footer = {
-                "    1  the lock was not acquired within --wait (as flock -w)",
-                "    2  bad input or Redis unreachable: nothing was run",
+                "    1  the lock was not acquired within --wait (as flock -w; see --conflict-exit-code)",
+                "    2  bad input: nothing was run",
+                "   69  Redis unreachable or failing for the whole --wait: nothing was run",
                 "  122  the lock was lost while the command ran: it was stopped",
                 "  126  COMMAND cannot be executed",
                 "  127  COMMAND not found",
@@ -73,6 +80,11 @@ public final class ExecCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}, at least 100ms).")
     private Duration lease;
 
+    @Option(names = {"-E", "--conflict-exit-code"}, paramLabel = "CODE", defaultValue = "1",
+            description = "Exit code when the lock is not acquired within --wait, as flock -E "
+                    + "(0 to 255, default: ${DEFAULT-VALUE}).")
+    private int conflictExitCode;
+
     @Option(names = "--grace", paramLabel = "DURATION", converter = Durations.class, defaultValue = "10s",
             description = "After the lock is lost, time between SIGTERM and SIGKILL (default: ${DEFAULT-VALUE}).")
     private Duration grace;
@@ -89,10 +101,12 @@ public final class ExecCommand implements Callable<Integer> {
         List<String> argv = commandAfterDelimiter();
         checkDurations();
         PrintWriter err = spec.commandLine().getErr();
-        try (LockClient client = connect()) {
+        long startNanos = System.nanoTime();
+        try (LockClient client = ConnectWithin.connect(this::connect,
+                wait != null ? wait : LockClient.DEFAULT_OUTAGE_TOLERANCE)) {
             DistributedLock lock = lockNamed(client);
             SignalRelay signals = SignalRelay.install(signal -> { });
-            Optional<LockHandle> acquired = acquire(lock, signals);
+            Optional<LockHandle> acquired = acquire(lock, signals, startNanos);
             if (signals.received() != 0) {
                 acquired.ifPresent(handle -> releaseQuietly(handle, err));
                 err.println("dlock: stopped by signal " + signals.received() + " before running the command");
@@ -101,7 +115,7 @@ public final class ExecCommand implements Callable<Integer> {
             if (acquired.isEmpty()) {
                 err.println("dlock: lock '" + name + "' not acquired within " + Durations.format(wait)
                         + holderOf(lock));
-                return ExitCodes.NOT_ACQUIRED;
+                return conflictExitCode;
             }
             LockHandle handle = acquired.get();
             if (dlock.verbose()) {
@@ -114,22 +128,24 @@ public final class ExecCommand implements Callable<Integer> {
 
     private int runHolding(LockHandle handle, List<String> argv, SignalRelay signals, PrintWriter err) {
         long signalsBefore = signals.count();
+        boolean atTerminal = Terminal.isInteractive();
         ChildProcess child;
         try {
+            // at a terminal the command must stay in its foreground group, for Ctrl-C and job control
             child = ChildProcess.start(argv, Map.of(
                     "DLOCK_NAME", name,
-                    "DLOCK_FENCING_TOKEN", Long.toString(handle.fencingToken())));
+                    "DLOCK_FENCING_TOKEN", Long.toString(handle.fencingToken())), !atTerminal);
         } catch (ChildProcess.CannotStart e) {
             releaseQuietly(handle, err);
             err.println("dlock: " + e.getMessage());
             return e.exitCode();
         }
-        // dlock killed in a way it cannot intercept (SIGHUP, System.exit elsewhere): do not leave
-        // the command running unguarded
+        // dlock ended in a way it cannot intercept (System.exit elsewhere, an uncaught error): do
+        // not leave the command running unguarded
         Thread orphanGuard = new Thread(child::kill, "dlock-exec-orphan-guard");
         Runtime.getRuntime().addShutdownHook(orphanGuard);
         // a signal that came while the command started is the command's too
-        signals.switchTo(forwardTo(child), signalsBefore);
+        signals.switchTo(SignalRelay.forwardingTo(child, atTerminal), signalsBefore);
 
         CompletableFuture.anyOf(child.process().onExit(), handle.whenLost()).join();
         LockLostException lost = handle.whenLost().getNow(null);
@@ -171,23 +187,8 @@ public final class ExecCommand implements Callable<Integer> {
         return exitCode;
     }
 
-    /**
-     * First signal: passed on (SIGINT only when not at a terminal, where Ctrl-C reached the command
-     * already). Any further signal: the user insists, SIGKILL.
-     */
-    private IntConsumer forwardTo(ChildProcess child) {
-        AtomicInteger count = new AtomicInteger();
-        boolean atTerminal = System.console() != null;
-        return signal -> {
-            if (count.incrementAndGet() > 1) {
-                child.kill();
-            } else if (signal != SignalRelay.SIGINT || !atTerminal) {
-                child.signal(signal);
-            }
-        };
-    }
-
-    private Optional<LockHandle> acquire(DistributedLock lock, SignalRelay signals) {
+    /** Waits for the lock within what is left of --wait after connecting. */
+    private Optional<LockHandle> acquire(DistributedLock lock, SignalRelay signals, long startNanos) {
         CompletableFuture<?> attempt;
         CompletableFuture<Optional<LockHandle>> result;
         if (wait == null) {
@@ -195,7 +196,8 @@ public final class ExecCommand implements Callable<Integer> {
             attempt = unbounded;
             result = unbounded.thenApply(Optional::of);
         } else {
-            result = lock.tryAcquireAsync(wait);
+            Duration left = wait.minus(Duration.ofNanos(System.nanoTime() - startNanos));
+            result = lock.tryAcquireAsync(left.isNegative() ? Duration.ZERO : left);
             attempt = result;
         }
         signals.switchTo(signal -> attempt.cancel(false), 0);
@@ -236,7 +238,7 @@ public final class ExecCommand implements Callable<Integer> {
         // a renewal must be able to time out well within a third of the lease (the builder checks)
         Duration commandTimeout = LockClient.DEFAULT_COMMAND_TIMEOUT.compareTo(lease.dividedBy(4)) < 0
                 ? LockClient.DEFAULT_COMMAND_TIMEOUT : lease.dividedBy(4);
-        LockClient.Builder builder = dlock.clientBuilder(dlock.redisUrl());
+        LockClientBuilder builder = dlock.clientBuilder();
         try {
             builder.defaultLease(lease);
         } catch (IllegalArgumentException e) {
@@ -265,6 +267,9 @@ public final class ExecCommand implements Callable<Integer> {
         if (wait != null && wait.compareTo(LockClient.MAX_WAIT) > 0) {
             throw new UsageException("--wait: at most " + LockClient.MAX_WAIT.toDays() + " days, got "
                     + Durations.format(wait));
+        }
+        if (conflictExitCode < 0 || conflictExitCode > 255) {
+            throw new UsageException("--conflict-exit-code: an exit code from 0 to 255, got " + conflictExitCode);
         }
         if (lease.compareTo(LockClient.MIN_WATCHDOG_LEASE) < 0) {
             throw new UsageException("--lease: at least " + LockClient.MIN_WATCHDOG_LEASE.toMillis()

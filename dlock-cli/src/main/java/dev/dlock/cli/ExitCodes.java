@@ -13,8 +13,13 @@ public final class ExitCodes {
     public static final int NOT_ACQUIRED = 1;
     /** release: the lock was not held. demo: the locked mode did not sell exactly the stock. */
     public static final int FAILED = 1;
-    /** Bad input (flags, durations, URL) or Redis unreachable: nothing was run. */
+    /** Bad input (flags, durations, URL): nothing was run. */
     public static final int USAGE = 2;
+    /**
+     * Redis unreachable or failing (EX_UNAVAILABLE): for {@code exec} through the whole
+     * {@code --wait} (or, without one, the outage tolerance of 30 s); nothing was run.
+     */
+    public static final int REDIS_UNAVAILABLE = 69;
     /** A bug in dlock (EX_SOFTWARE); the message asks for a report. */
     public static final int INTERNAL_ERROR = 70;
     /** exec: the lock was lost while the command ran, so the command was stopped. */

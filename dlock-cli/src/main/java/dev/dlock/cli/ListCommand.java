@@ -44,7 +44,7 @@ public final class ListCommand implements Callable<Integer> {
                 throw new UsageException("bad pattern: " + e.getMessage(), e);
             }
             if (json) {
-                out.println(Json.write(locks.stream().map(LockInfoView::json).toList()));
+                out.println(LockInfoView.toJson(locks.stream().map(LockInfoView::json).toList()));
             } else if (locks.isEmpty()) {
                 out.println("no held lock matches '" + pattern + "'");
             } else {

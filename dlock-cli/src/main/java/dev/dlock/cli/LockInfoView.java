@@ -1,5 +1,7 @@
 package dev.dlock.cli;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.dlock.LockHolder;
 import dev.dlock.LockInfo;
 import java.util.LinkedHashMap;
@@ -8,7 +10,18 @@ import java.util.Map;
 /** How {@code status} and {@code list} show a {@link LockInfo}, to people and to scripts. */
 final class LockInfoView {
 
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     private LockInfoView() {
+    }
+
+    /** One line of JSON for what {@link #json(LockInfo)} built (or a list of them). */
+    static String toJson(Object value) {
+        try {
+            return JSON.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write " + value + " as JSON", e);
+        }
     }
 
     /** The JSON object documented in docs/cli.md; a free lock has null holder and token. */

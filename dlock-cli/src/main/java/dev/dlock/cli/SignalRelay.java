@@ -1,10 +1,11 @@
 package dev.dlock.cli;
 
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
 import sun.misc.Signal;
 
 /**
- * Takes SIGINT and SIGTERM away from the JVM's default (run the shutdown hooks, exit) and hands
+ * Takes SIGHUP, SIGINT and SIGTERM away from the JVM's default (run the shutdown hooks, exit) and hands
  * them to an action that changes as {@code exec} goes on: while waiting for the lock a signal
  * cancels the wait; while the command runs it is forwarded to the command, and dlock keeps
  * running until the command ends so that it can release the lock and return the command's code.
@@ -12,6 +13,7 @@ import sun.misc.Signal;
  */
 final class SignalRelay {
 
+    static final int SIGHUP = 1;
     static final int SIGINT = 2;
     static final int SIGTERM = 15;
 
@@ -23,10 +25,10 @@ final class SignalRelay {
         this.action = action;
     }
 
-    /** Installs the relay for SIGINT and SIGTERM with a first action. */
+    /** Installs the relay for SIGHUP, SIGINT and SIGTERM with a first action. */
     static SignalRelay install(IntConsumer action) {
         SignalRelay relay = new SignalRelay(action);
-        for (String name : new String[] {"INT", "TERM"}) {
+        for (String name : new String[] {"HUP", "INT", "TERM"}) {
             Signal.handle(new Signal(name), signal -> relay.deliver(signal.getNumber()));
         }
         return relay;
@@ -46,6 +48,21 @@ final class SignalRelay {
         if (count > since) {
             next.accept(received);
         }
+    }
+
+    /**
+     * First signal: passed on (SIGINT and SIGHUP only when not at a terminal: there the terminal
+     * sent them to the command already). Any further signal: the user insists, SIGKILL.
+     */
+    static IntConsumer forwardingTo(ChildProcess child, boolean atTerminal) {
+        AtomicInteger count = new AtomicInteger();
+        return signal -> {
+            if (count.incrementAndGet() > 1) {
+                child.kill();
+            } else if (signal == SignalRelay.SIGTERM || !atTerminal) {
+                child.signal(signal);
+            }
+        };
     }
 
     /** The last signal received, or 0. */

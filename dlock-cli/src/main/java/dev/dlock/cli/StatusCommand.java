@@ -41,7 +41,7 @@ public final class StatusCommand implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw new UsageException("bad lock name: " + e.getMessage(), e);
             }
-            out.print(json ? Json.write(LockInfoView.json(info)) + System.lineSeparator() : LockInfoView.text(info));
+            out.print(json ? LockInfoView.toJson(LockInfoView.json(info)) + System.lineSeparator() : LockInfoView.text(info));
             out.flush();
             return ExitCodes.OK;
         }

@@ -46,9 +46,16 @@ class BadInputTest {
     }
 
     @Test
-    void unreachableRedis() throws IOException {
+    void unreachableRedisHasItsOwnExitCode() throws IOException {
         String url = "redis://127.0.0.1:" + closedPort();
-        assertOneLineUsageError(Cli.run("--redis", url, "status", "job"), "cannot connect to Redis at " + url);
+        assertOneLineError(Cli.run("--redis", url, "status", "job"), ExitCodes.REDIS_UNAVAILABLE,
+                "cannot connect to Redis at " + url);
+    }
+
+    @Test
+    void conflictExitCodeOutOfRange() {
+        assertOneLineUsageError(Cli.run("exec", "--conflict-exit-code", "300", "job", "--", "true"),
+                "--conflict-exit-code: an exit code from 0 to 255, got 300");
     }
 
     @Test
@@ -85,13 +92,17 @@ class BadInputTest {
         String url = "redis://127.0.0.1:" + closedPort();
         Cli.Result result = Cli.run("--verbose", "--redis", url, "status", "job");
 
-        assertThat(result.exitCode()).as(result.toString()).isEqualTo(ExitCodes.USAGE);
+        assertThat(result.exitCode()).as(result.toString()).isEqualTo(ExitCodes.REDIS_UNAVAILABLE);
         assertThat(result.stderrLines().get(0)).startsWith("dlock: cannot connect to Redis at " + url);
         assertThat(result.stderr()).contains("LockBackendException", "\tat ");
     }
 
     private static void assertOneLineUsageError(Cli.Result result, String message) {
-        assertThat(result.exitCode()).as(result.toString()).isEqualTo(ExitCodes.USAGE);
+        assertOneLineError(result, ExitCodes.USAGE, message);
+    }
+
+    private static void assertOneLineError(Cli.Result result, int exitCode, String message) {
+        assertThat(result.exitCode()).as(result.toString()).isEqualTo(exitCode);
         assertThat(result.stderrLines()).as(result.toString()).hasSize(1);
         assertThat(result.stderr()).as(result.toString()).startsWith("dlock: ").contains(message)
                 .doesNotContain("Exception", "\tat ");

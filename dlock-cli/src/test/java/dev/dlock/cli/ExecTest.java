@@ -102,7 +102,7 @@ class ExecTest {
         assertThat(result.exitCode()).as(result.toString()).isEqualTo(7);
         assertThat(result.stdout()).matches("job-7 [1-9][0-9]*\\R");
         assertThat(result.stderr()).isEmpty();
-        assertThat(redis.server().keys("*")).as("the lock is released").isEmpty();
+        assertThat(redis.server().keys("*{*")).as("the lock is released").isEmpty();
     }
 
     @Test
@@ -215,7 +215,7 @@ class ExecTest {
         assertThat(result.stderr()).isEmpty();
         assertThat(redis.server().command("EXISTS", key)).as("key " + key + " after the command ended")
                 .isEqualTo(0L);
-        assertThat(redis.server().keys("*")).isEmpty();
+        assertThat(redis.server().keys("*{*")).isEmpty();
     }
 
     @Test
@@ -233,7 +233,7 @@ class ExecTest {
         assertThat(result.exitCode()).as("the command's own code: " + result).isEqualTo(43);
         assertThat(read(child, ".signal")).as("the signal the command got").isEqualTo("INT");
         assertThat(locked("interactive")).as("released once the command ended").isFalse();
-        assertThat(redis.server().keys("*")).isEmpty();
+        assertThat(redis.server().keys("*{*")).isEmpty();
     }
 
     @Test

@@ -2,10 +2,7 @@ package dev.dlock.internal;
 
 import dev.dlock.LockLostException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * The acquire loop, shared by every blocking and async entry point and by every {@link LockKind}:
@@ -15,19 +12,24 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * passes.
  *
  * <p>Queued kinds ({@link LockKind#queued()}: fair lock, waiting writer) keep one waiter id across
- * the attempts (their place in the queue, or their waiting mark), ask again at least every third
- * of the waiter timeout so that Redis knows they live, and leave the queue as soon as they stop
- * waiting. Every attempt still has a fresh owner id, so a late command of a past attempt cannot
- * touch a later grant. A fair waiter ignores handoffs to other waiters: only the one the lock
- * was handed to wakes at a release.
+ * the attempts (their {@link QueuePlace}), ask again at least every third of the waiter timeout so
+ * that Redis knows they live, and leave the queue as soon as they stop waiting. Every attempt
+ * still has a fresh owner id, so a late command of a past attempt cannot touch a later grant. A
+ * fair waiter ignores handoffs to other waiters: only the one the lock was handed to wakes at a
+ * release. A kind that hands off locally parks its busy waits ({@link LocalPark}).
  *
  * <p>Never blocks a thread: each step runs when the previous reply or wake-up arrives.
  * {@link #result()} completes with the grant, or null when the wait ended (or was cancelled);
  * by then a queued waiter has left the queue (best effort).
  */
-final class Acquisition {
+final class Acquisition implements ParkedWaiters.Waiter {
 
-    private final LockEngine engine;
+    /** What the loop works with; nothing else of the client is reachable from it. */
+    record Context(LockStore store, WakeUps wakeUps, LocalHandoff handoff, ClientIdentity identity, Ticker ticker,
+                   Settings settings) {
+    }
+
+    private final Context context;
     private final LockTarget target;
     private final LockKind kind;
     private final String ownerPrefix;
@@ -36,28 +38,22 @@ final class Acquisition {
     private final long leaseMs;
     private final boolean reentry;
     private final String downgradeFrom;
-    private final String waiterId;
+    private final QueuePlace queue;
+    private final LocalPark park;
     private final long deadlineNanos;
     private final boolean unbounded;
     private final CompletableFuture<AcquireReply.Granted> result = new CompletableFuture<>();
 
     /** The owner id of the current attempt: a fresh one per attempt, unless re-entering a hold. */
     private volatile String owner;
-    /** Fair lock: the waiter's place, agreed by the nodes at its first refusal; 0 until then. */
-    private volatile long ticket;
-    /** An attempt asked to be queued: the waiter must leave when it stops waiting. */
-    private volatile boolean queued;
     private volatile boolean cancelled;
-    private volatile Runnable pendingWake;
-    private volatile WakeUps.Channel channel;
-    /** Reentrant lock on one Redis: busy waits park where a release by this client can hand the lock over. */
-    private final boolean parksLocally;
-    /** The current wait's woken flag and timer, for {@link #claimForHandoff()}. */
-    private volatile AtomicBoolean parkedWoken;
-    private volatile ScheduledFuture<?> parkedTimer;
+    /** The current wait between attempts; null before the first and once the acquisition ended. */
+    private volatile PendingWake pendingWake;
+    private final ChannelWatch watch;
     /** Whether an attempt was made or skipped already: only the first may be skipped. */
     private volatile boolean askedRedis;
-    private CompletableFuture<String> signal;
+    /** Rides through Redis failures within the wait (or the outage tolerance); used by one step at a time. */
+    private final OutageRetry outages;
 
     /**
      * @param owner         for a re-entry the hold's owner id; else a prefix to which each attempt
@@ -67,9 +63,9 @@ final class Acquisition {
      * @param waitNanos     how long to wait; negative: without bound
      * @param downgradeFrom read lock: owner id of the calling thread's write hold, else ""
      */
-    Acquisition(LockEngine engine, LockTarget target, LockKind kind, String owner, String holder, long leaseMs,
+    Acquisition(Context context, LockTarget target, LockKind kind, String owner, String holder, long leaseMs,
                 boolean reentry, long waitNanos, String downgradeFrom) {
-        this.engine = engine;
+        this.context = context;
         this.target = target;
         this.kind = kind;
         this.ownerPrefix = owner;
@@ -79,11 +75,12 @@ final class Acquisition {
         this.leaseMs = leaseMs;
         this.reentry = reentry;
         this.downgradeFrom = downgradeFrom;
-        // distinct from every owner id (prefix:<n>), and never reused
-        this.waiterId = kind.queued() && !reentry ? owner + ":q" + engine.nextOwnerSequence() : "";
+        this.queue = new QueuePlace(context, target, kind, owner, reentry);
         this.unbounded = waitNanos < 0;
-        this.deadlineNanos = System.nanoTime() + Math.max(0, waitNanos);
-        this.parksLocally = kind == LockKind.REENTRANT && !reentry && engine.store().handsOffLocally();
+        this.deadlineNanos = context.ticker().nanoTime() + Math.max(0, waitNanos);
+        this.park = new LocalPark(context, target, kind, reentry);
+        this.watch = new ChannelWatch(context.wakeUps(), target.channel(), kind.handsOver() ? queue.waiterId() : "");
+        this.outages = new OutageRetry(context.ticker(), reentry ? 0 : waitNanos, context.settings().outageTolerance());
     }
 
     Acquisition start() {
@@ -104,11 +101,13 @@ final class Acquisition {
         return owner;
     }
 
-    String holder() {
+    @Override
+    public String holder() {
         return holder;
     }
 
-    long leaseMs() {
+    @Override
+    public long leaseMs() {
         return leaseMs;
     }
 
@@ -122,9 +121,9 @@ final class Acquisition {
      */
     void cancel() {
         cancelled = true;
-        Runnable wake = pendingWake;
-        if (wake != null) {
-            wake.run();
+        PendingWake wait = pendingWake;
+        if (wait != null) {
+            wait.fire();
         }
     }
 
@@ -133,47 +132,41 @@ final class Acquisition {
             finish(null);
             return;
         }
-        WakeUps.Channel current = channel;
-        if (current == null && !reentry) {
+        if (!watch.isJoined() && !reentry) {
             // other waiters of this client keep the channel subscribed: a refusal can wait at once
-            current = engine.wakeUps().joinIfSubscribed(target.channel());
-            channel = current;
+            watch.joinIfSubscribed();
         }
-        if (current != null) {
-            signal = current.signal();
-        }
-        if (parksLocally && current != null && !askedRedis) {
-            long heldUntil = engine.heldHereUntilNanos(target.key());
-            long validNanos = heldUntil == 0 ? 0 : heldUntil - System.nanoTime();
-            long remaining = deadlineNanos - System.nanoTime();
-            if (validNanos > 0 && (unbounded || remaining > 0)) {
+        watch.takeSignal();
+        if (park.enabled() && watch.isJoined() && !askedRedis) {
+            long parkNanos = park.insteadOfAsking(deadlineNanos, unbounded);
+            if (parkNanos > 0) {
                 // another thread of this client holds it, so Redis would refuse: park at once and
                 // let that thread's release hand it over (or its release message, or its lease's
                 // end, wake this waiter to ask Redis)
                 askedRedis = true;
-                long waitNanos = validNanos + TimeUnit.MILLISECONDS.toNanos(1);
-                waitForWake(unbounded ? waitNanos : Math.min(waitNanos, remaining), true);
+                waitForWake(parkNanos, true);
                 return;
             }
         }
         askedRedis = true;
         if (!fixedOwner) {
-            owner = ownerPrefix + ":" + engine.nextOwnerSequence();
+            owner = ownerPrefix + ":" + context.identity().nextOwnerSequence();
         }
-        boolean mayWait = !reentry && (unbounded || deadlineNanos - System.nanoTime() > 0);
-        if (mayWait && kind.queued()) {
-            queued = true;
-        }
-        AcquireRequest request = new AcquireRequest(owner, leaseMs, holder, reentry, waiterId, engine.waiterTimeoutMs(),
-                mayWait, ticket, downgradeFrom);
-        engine.store().acquire(target, kind, request).whenComplete(this::onReply);
+        boolean mayWait = !reentry && (unbounded || deadlineNanos - context.ticker().nanoTime() > 0);
+        queue.attempting(mayWait);
+        long waiterTimeoutMs = context.settings().waiterTimeout().toMillis();
+        AcquireRequest request = new AcquireRequest(owner, leaseMs, holder, reentry, queue.waiterId(), waiterTimeoutMs,
+                mayWait, queue.ticket(), downgradeFrom);
+        outages.attempting();
+        context.store().acquire(target, kind, request).whenComplete(this::onReply);
     }
 
     private void onReply(AcquireReply reply, Throwable error) {
         if (error != null) {
-            fail(Failures.unwrap(error));
+            retryOrFail(Failures.unwrap(error));
             return;
         }
+        outages.answered();
         if (reply instanceof AcquireReply.Granted grant) {
             finish(grant);
             return;
@@ -184,75 +177,63 @@ final class Acquisition {
             return;
         }
         AcquireReply.Busy busy = (AcquireReply.Busy) reply;
-        if (ticket == 0 && busy.ticket() > 0) {
-            ticket = busy.ticket();
-        }
-        long remaining = deadlineNanos - System.nanoTime();
+        queue.refused(busy);
+        long remaining = deadlineNanos - context.ticker().nanoTime();
         if (cancelled || (!unbounded && remaining <= 0)) {
             finish(null);
             return;
         }
-        if (channel == null) {
-            WakeUps.Channel joined = engine.wakeUps().join(target.channel());
-            channel = joined;
-            joined.subscribed().whenComplete((ok, subscribeError) -> {
+        if (!watch.isJoined()) {
+            watch.join().whenComplete((ok, subscribeError) -> {
                 if (subscribeError != null) {
-                    fail(Failures.unwrap(subscribeError));
+                    retryOrFail(Failures.unwrap(subscribeError));
                 } else {
                     attempt();
                 }
             });
             return;
         }
-        long waitNanos;
-        if (busy.split()) {
-            // contenders split the Redlock nodes and all gave back: retrying in step would split again
-            waitNanos = TimeUnit.MILLISECONDS.toNanos(1 + ThreadLocalRandom.current().nextLong(engine.splitBackoffMs()));
-        } else if (busy.retryAfterMs() >= 0) {
-            // a key at 0 ms still exists for up to a millisecond
-            waitNanos = TimeUnit.MILLISECONDS.toNanos(busy.retryAfterMs() + 1);
-        } else {
-            // no TTL on the key: not one of ours; a release message still wakes the waiter
-            waitNanos = engine.idleRetryNanos();
-        }
-        if (kind.queued()) {
-            // ask again well before the waiter timeout, or Redis takes this waiter for dead
-            waitNanos = Math.min(waitNanos, TimeUnit.MILLISECONDS.toNanos(Math.max(1, engine.waiterTimeoutMs() / 3)));
-        }
-        if (!unbounded) {
-            waitNanos = Math.min(waitNanos, remaining);
-        }
+        long waitNanos = RetryDelay.nanos(busy, kind, context.settings(), unbounded, remaining);
         waitForWake(waitNanos, !busy.split());
+    }
+
+    /**
+     * Redis failed: try again after a pause while the budget lasts, else fail. A failed attempt
+     * whose outcome is unknown was already abandoned by the store (best effort), and every attempt
+     * has its own owner id, so a late grant of this one cannot be taken for the next.
+     */
+    private void retryOrFail(Throwable failure) {
+        long pauseNanos = cancelled ? -1 : outages.pauseAfter(failure);
+        try {
+            if (pauseNanos >= 0) {
+                waitForWake(pauseNanos, false);
+                return;
+            }
+        } catch (RejectedExecutionException clientClosed) {
+            // the timer is gone: give up as if the budget had ended
+        }
+        fail(cancelled ? failure : outages.givenUp(failure));
     }
 
     /** @param wakeOnRelease false: wait out the back-off even if a release message comes */
     private void waitForWake(long waitNanos, boolean wakeOnRelease) {
-        AtomicBoolean woken = new AtomicBoolean();
-        ScheduledFuture<?>[] timer = new ScheduledFuture<?>[1];
-        boolean park = wakeOnRelease && parksLocally;
-        Runnable wake = () -> {
-            if (woken.compareAndSet(false, true)) {
-                if (timer[0] != null) {
-                    timer[0].cancel(false);
-                }
-                if (park) {
-                    engine.parkedWaiters().unpark(target.key(), this);
-                }
-                attempt();
+        boolean parked = wakeOnRelease && park.enabled();
+        PendingWake wait = new PendingWake(() -> {
+            if (parked) {
+                park.unpark(this);
             }
-        };
-        pendingWake = wake;
-        timer[0] = engine.scheduler().schedule(wake, waitNanos, TimeUnit.NANOSECONDS);
-        parkedWoken = woken;
-        parkedTimer = timer[0];
+            attempt();
+        });
+        pendingWake = wait;
+        wait.startTimer(context.ticker(), waitNanos);
         if (wakeOnRelease) {
-            wakeOnMessage(signal, woken, wake);
+            watch.wakeOnMessage(wait);
         }
-        if (park) {
-            engine.parkedWaiters().park(target.key(), this);
+        if (parked) {
+            park.park(this);
         }
         if (cancelled) {
-            wake.run();
+            wait.fire();
         }
     }
 
@@ -261,110 +242,62 @@ final class Acquisition {
      * was parked and is now bound to wait for {@link #takeOver} or {@link #resume}; false when it
      * is already trying again on its own (woken by a message, its timer or a cancel).
      */
-    boolean claimForHandoff() {
-        AtomicBoolean woken = parkedWoken;
-        if (woken == null || !woken.compareAndSet(false, true)) {
-            return false;
-        }
-        ScheduledFuture<?> timer = parkedTimer;
-        if (timer != null) {
-            timer.cancel(false);
-        }
-        return true;
+    @Override
+    public boolean claimForHandoff() {
+        PendingWake wait = pendingWake;
+        return wait != null && wait.claim();
     }
 
     /** The owner id under which a claimed waiter is handed the lock: a fresh one, as for an attempt. */
-    String ownerForHandoff() {
-        owner = ownerPrefix + ":" + engine.nextOwnerSequence();
+    @Override
+    public String ownerForHandoff() {
+        owner = ownerPrefix + ":" + context.identity().nextOwnerSequence();
         return owner;
     }
 
     /** The handoff gave the lock to this claimed waiter. */
-    void takeOver(AcquireReply.Granted grant) {
+    @Override
+    public void takeOver(AcquireReply.Granted grant) {
         finish(grant);
     }
 
     /** The handoff did not give the lock to this claimed waiter: it tries on its own again. */
-    void resume() {
+    @Override
+    public void resume() {
         attempt();
-    }
-
-    /** Wakes at the next release message meant for this waiter; one for another waiter is let pass. */
-    private void wakeOnMessage(CompletableFuture<String> next, AtomicBoolean woken, Runnable wake) {
-        next.thenAccept(message -> {
-            if (woken.get()) {
-                return;
-            }
-            if (isForThisWaiter(message)) {
-                wake.run();
-                return;
-            }
-            WakeUps.Channel current = channel;
-            if (current != null) {
-                wakeOnMessage(current.signal(), woken, wake);
-            }
-        });
-    }
-
-    /**
-     * A fair release names the waiter it handed the lock to ("token:waiterId"): only that one
-     * needs to try; the others would only be refused. Any other message (a plain release, a
-     * waiter leaving, a reconnect) wakes everyone.
-     */
-    private boolean isForThisWaiter(String message) {
-        if (message == null || !kind.handsOver() || waiterId.isEmpty()) {
-            return true;
-        }
-        int colon = message.indexOf(':');
-        return colon < 0 || message.substring(colon + 1).equals(waiterId);
     }
 
     private void finish(AcquireReply.Granted grant) {
         if (grant != null && result.complete(grant)) {
             // the caller first: the channel can be left once its thread is on its way
             leaveChannel();
-            if (engine.store().nodes().size() > 1) {
+            if (context.store().nodes().size() > 1) {
                 // Redlock: the nodes that did not grant may still have this waiter queued
-                leaveQueue();
+                queue.leave();
             }
             return;
         }
         leaveChannel();
         if (grant == null) {
-            if (queued) {
-                // "false" is returned once the waiter has left the queue, so nothing of it remains
-                engine.store().leave(target, kind, waiterId).whenComplete((ok, error) -> result.complete(null));
-            } else {
-                result.complete(null);
-            }
+            queue.leaveThen(() -> result.complete(null));
             return;
         }
         // the caller cancelled the result first: nobody will ever own this grant
         if (!reentry) {
-            engine.handoverDropped(target.key());
-            engine.store().abandon(target, kind, owner);
+            context.handoff().dropped(target.key());
+            context.store().abandon(target, kind, owner);
         }
-        leaveQueue();
+        queue.leave();
     }
 
     private void fail(Throwable failure) {
         leaveChannel();
-        leaveQueue();
+        queue.leave();
         result.completeExceptionally(failure);
-    }
-
-    private void leaveQueue() {
-        if (queued) {
-            engine.store().leave(target, kind, waiterId);
-        }
     }
 
     private void leaveChannel() {
         pendingWake = null;
-        WakeUps.Channel current = channel;
-        if (current != null) {
-            engine.wakeUps().leave(current);
-            channel = null;
-        }
+        watch.leave();
     }
 }

@@ -2,84 +2,73 @@ package dev.dlock.internal;
 
 import dev.dlock.LockBackendException;
 import dev.dlock.LockLostException;
-import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.RedisCommandTimeoutException;
-import io.lettuce.core.RedisConnectionException;
-import io.lettuce.core.RedisURI;
+import dev.dlock.NodeError;
+import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 
-/** Turns client-library failures into the exceptions and messages users see. */
-public final class Failures {
+/** Turns node failures ({@link NodeFailure}) into the exceptions and messages users see. */
+final class Failures {
 
     private Failures() {
     }
 
-    /** {@code redis://host:port} or {@code rediss://...}, never with the password. */
-    public static String describe(RedisURI uri) {
-        String scheme = uri.isSsl() ? "rediss" : "redis";
-        if (uri.getSocket() != null) {
-            return "redis-socket://" + uri.getSocket();
+    /**
+     * Describes a failed command on a lock on one node. When the command may have run (timeout,
+     * connection lost with the command in flight) the message says the outcome is unknown.
+     */
+    static LockBackendException commandFailed(String operation, LockTarget target, RedisNode node, long timeoutMs,
+                                              Throwable error) {
+        Throwable unwrapped = unwrap(error);
+        if (unwrapped instanceof LockBackendException backend) {
+            return backend;
         }
-        return scheme + "://" + uri.getHost() + ":" + uri.getPort();
-    }
-
-    static LockBackendException cannotConnect(String address, Throwable error) {
-        return new LockBackendException("cannot connect to Redis at " + address + ": " + rootMessage(error), error);
+        NodeFailure failure = asNodeFailure(node, error, timeoutMs);
+        String lock = "lock '" + target.name() + "'";
+        String message = switch (failure.kind()) {
+            case WRONG_TYPE -> "key '" + target.key() + "' of " + lock + " holds a value of another type, "
+                    + "not a dlock lock: something else wrote to it; delete it or use another key prefix";
+            case TIMEOUT, OTHER -> operation + " outcome unknown for " + lock + " on " + node.address() + ": "
+                    + failure.getMessage();
+            case UNREACHABLE -> operation + " failed for " + lock + ": Redis at " + node.address() + " unreachable: "
+                    + failure.getMessage();
+            case ERROR_REPLY -> operation + " failed for " + lock + " on " + node.address()
+                    + ": Redis replied with an error: " + failure.getMessage();
+        };
+        return new LockBackendException(message, failure, target.name(), List.of(failure.toNodeError()));
     }
 
     /**
-     * Describes a failed command on a lock. When the command may have run (timeout, connection
-     * lost with the command in flight) the message says the outcome is unknown.
+     * The node's failure as a {@link NodeFailure}: as the node reported it, or, for a timeout of
+     * the caller's own ({@code orTimeout}) or anything unexpected, described here.
+     *
+     * @param timeoutMs the caller's own timeout, for its message
      */
-    static LockBackendException commandFailed(String operation, String lockName, String key, RedisNode node,
-                                              long timeoutMs, Throwable error) {
+    static NodeFailure asNodeFailure(RedisNode node, Throwable error, long timeoutMs) {
         Throwable cause = unwrap(error);
-        if (cause instanceof LockBackendException backend) {
-            return backend;
+        if (cause instanceof NodeFailure failure) {
+            return failure;
         }
-        if (cause instanceof RedisCommandExecutionException && String.valueOf(cause.getMessage()).startsWith("WRONGTYPE")) {
-            return new LockBackendException("key '" + key + "' of lock '" + lockName + "' holds a value of another type, "
-                    + "not a dlock lock: something else wrote to it; delete it or use another key prefix", cause);
-        }
-        if (cause instanceof RedisCommandTimeoutException) {
-            String link = node.isConnected() ? "" : " (not connected: Redis unreachable)";
-            return new LockBackendException(operation + " outcome unknown for lock '" + lockName + "' on " + node.address()
-                    + ": timed out after " + timeoutMs + " ms" + link, cause);
-        }
-        if (cause instanceof RedisConnectionException) {
-            return new LockBackendException(operation + " failed for lock '" + lockName + "': Redis at " + node.address()
-                    + " unreachable: " + rootMessage(cause), cause);
-        }
-        if (cause instanceof RedisCommandExecutionException) {
-            return new LockBackendException(operation + " failed for lock '" + lockName + "' on " + node.address()
-                    + ": Redis replied with an error: " + cause.getMessage(), cause);
-        }
-        return new LockBackendException(operation + " outcome unknown for lock '" + lockName + "' on " + node.address()
-                + ": " + rootMessage(cause), cause);
-    }
-
-    /** One node's failure in a few words, for quorum messages. */
-    static String nodeFailure(RedisNode node, Throwable error, long timeoutMs) {
-        Throwable cause = unwrap(error);
-        if (cause instanceof java.util.concurrent.TimeoutException || cause instanceof RedisCommandTimeoutException) {
+        if (cause instanceof TimeoutException) {
             // a node that died after connecting shows up as a timeout: commands wait for a reconnect
-            return "timed out after " + timeoutMs + " ms" + (node.isConnected() ? "" : " (not connected: unreachable)");
+            return new NodeFailure(NodeError.Kind.TIMEOUT, node.address(), "timed out after " + timeoutMs + " ms"
+                    + (node.isConnected() ? "" : " (not connected: unreachable)"), cause);
         }
-        if (cause instanceof RedisCommandExecutionException) {
-            return "error reply: " + cause.getMessage();
-        }
-        if (cause instanceof RedisConnectionException) {
-            return "unreachable: " + rootMessage(cause);
-        }
-        return rootMessage(cause);
+        return new NodeFailure(NodeError.Kind.OTHER, node.address(), rootMessage(cause), cause);
     }
 
     /** Whether the command may have been applied although the caller saw an error. */
     static boolean outcomeUnknown(Throwable error) {
         Throwable cause = unwrap(error);
-        return !(cause instanceof RedisCommandExecutionException) && !(cause instanceof RedisConnectionException);
+        return !(cause instanceof NodeFailure failure) || failure.kind().outcomeUnknown();
+    }
+
+    /** The same failure with more said at the end of its message; its data is kept. */
+    static LockBackendException extend(LockBackendException failure, String more) {
+        return new LockBackendException(failure.getMessage() + more, failure, failure.lockName().orElse(null),
+                failure.nodeErrors());
     }
 
     static Throwable unwrap(Throwable error) {
@@ -103,7 +92,11 @@ public final class Failures {
             return copy;
         }
         if (cause instanceof LockBackendException backend) {
-            return new LockBackendException(backend.getMessage(), backend);
+            return extend(backend, "");
+        }
+        if (cause instanceof NodeFailure failure) {
+            NodeError described = failure.toNodeError();
+            return new LockBackendException(described.toString(), failure, null, List.of(described));
         }
         if (cause instanceof CancellationException cancelled) {
             return cancelled;
@@ -114,7 +107,7 @@ public final class Failures {
         return new LockBackendException(rootMessage(cause), cause);
     }
 
-    private static String rootMessage(Throwable error) {
+    static String rootMessage(Throwable error) {
         Throwable root = error;
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();

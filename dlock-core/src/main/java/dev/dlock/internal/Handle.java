@@ -38,7 +38,7 @@ final class Handle implements LockHandle {
         if (!isValid()) {
             return Duration.ZERO;
         }
-        return Duration.ofNanos(Math.max(0, hold.validUntilNanos - System.nanoTime()));
+        return Duration.ofNanos(hold.remainingNanos());
     }
 
     @Override

@@ -1,7 +1,9 @@
 package dev.dlock.internal;
 
 import dev.dlock.LockLostException;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * One owner's hold on one lock, as this process knows it. A thread-bound hold counts re-entries
@@ -20,9 +22,14 @@ final class Hold {
     /** Written by the owning thread only; read elsewhere for re-creating a Redlock copy, where staleness is harmless. */
     volatile int count = 1;
     private final CompletableFuture<LockLostException> lost = new CompletableFuture<>();
+    private final Ticker ticker;
+    /** What must let go of the hold once it is declared lost (the registry, the watchdog). */
+    private final List<Runnable> lossActions = new CopyOnWriteArrayList<>();
+    private volatile boolean declaredLost;
 
+    /** @param ticker the clock of {@code validUntilNanos} */
     Hold(LockTarget target, LockKind kind, String owner, String holder, long token, long leaseMs,
-         long validUntilNanos) {
+         long validUntilNanos, Ticker ticker) {
         this.target = target;
         this.kind = kind;
         this.name = target.name();
@@ -31,10 +38,30 @@ final class Hold {
         this.token = token;
         this.leaseMs = leaseMs;
         this.validUntilNanos = validUntilNanos;
+        this.ticker = ticker;
+    }
+
+    /**
+     * Runs the action when the hold is declared lost, or at once if it is already: how the
+     * registry and the watchdog let go of it, whoever finds the loss. Independent of
+     * {@link #whenLost()}, which callers of the API can see.
+     */
+    void onLoss(Runnable action) {
+        lossActions.add(action);
+        if (declaredLost) {
+            action.run();
+        }
+    }
+
+    /** What a store needs of this hold, as it is now. */
+    HeldLock snapshot() {
+        return new HeldLock(target, kind, owner, token, Math.max(1, count), holder);
     }
 
     /** Records the loss; true only for the first caller, who must tell the listeners. */
     boolean markLost(String reason) {
+        declaredLost = true;
+        lossActions.forEach(Runnable::run);
         return lost.complete(new LockLostException(name, token, kind.label() + " '" + name + "' was lost (fencing token "
                 + token + "): " + reason));
     }
@@ -50,7 +77,12 @@ final class Hold {
      * but the holder must not rely on it even a scheduling delay longer).
      */
     boolean isKnownInvalid() {
-        return lost.isDone() || System.nanoTime() - validUntilNanos >= 0;
+        return lost.isDone() || ticker.nanoTime() - validUntilNanos >= 0;
+    }
+
+    /** How long the hold is still known valid; 0 once it is not. */
+    long remainingNanos() {
+        return isKnownInvalid() ? 0 : Math.max(0, validUntilNanos - ticker.nanoTime());
     }
 
     CompletableFuture<LockLostException> whenLost() {

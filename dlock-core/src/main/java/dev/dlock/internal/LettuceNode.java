@@ -1,15 +1,13 @@
 package dev.dlock.internal;
 
-import dev.dlock.LockBackendException;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisException;
-import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScanArgs;
-import io.lettuce.core.ScanCursor;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -17,20 +15,13 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
-import io.netty.util.concurrent.FastThreadLocalThread;
 import java.net.SocketAddress;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
 
 /**
  * A {@link RedisNode} on Lettuce: one multiplexed connection for commands (EVALSHA from every
@@ -38,22 +29,27 @@ import java.util.function.Supplier;
  * disconnected are buffered and fail by the command timeout if the link does not come back.
  *
  * <p>Each connection sends its commands in the order they were issued, whatever the thread (see
- * {@link InOrder}): the lock algorithms count on a command that follows another on a node (the
+ * {@link CommandOrder}): the lock algorithms count on a command that follows another on a node (the
  * abandon of a refused Redlock attempt, a waiter's leave after its grant) reaching it second.
+ *
+ * <p>Every failed future fails with a {@link NodeFailure} ({@link LettuceErrors}): nothing outside
+ * this adapter sees a Lettuce exception type.
  */
 public final class LettuceNode implements RedisNode {
 
-    private static final long MAX_RECONNECT_DELAY_MS = 5000;
-
     private final RedisClient client;
     private final String address;
-    private final InOrder commandOrder;
-    private final InOrder pubSubOrder;
+    private final CommandOrder commandOrder;
+    private final CommandOrder pubSubOrder;
+    private final long firstRetryDelayMs;
+    private final long maxRetryDelayMs;
     private volatile StatefulRedisConnection<String, String> connection;
     private volatile RedisAsyncCommands<String, String> commands;
     private volatile StatefulRedisPubSubConnection<String, String> pubSub;
-    private volatile LockBackendException notConnected;
+    private final long commandTimeoutMs;
+    private volatile NodeFailure notConnected;
     private volatile boolean closed;
+    private final SentinelFollower sentinelFollower;
     private volatile Listener listener = new Listener() {
         @Override
         public void onMessage(String channel, String message) {
@@ -68,14 +64,19 @@ public final class LettuceNode implements RedisNode {
      * Connects both links. Fails with a {@link LockBackendException} naming the address when the
      * server cannot be reached or refuses the credentials, unless {@code keepTrying}: then every
      * call fails fast with that reason while a background task retries the first connect (a
-     * Redlock client starts with a minority of its nodes down).
+     * Redlock client starts with a minority of its nodes down), as often as the settings'
+     * reconnect delays allow.
      */
-    public LettuceNode(ClientResources resources, RedisURI uri, Duration commandTimeout, boolean keepTrying) {
-        this.address = Failures.describe(uri);
+    public LettuceNode(ClientResources resources, RedisURI uri, Settings settings, boolean keepTrying) {
+        Duration commandTimeout = settings.commandTimeout();
+        this.firstRetryDelayMs = settings.firstReconnectDelay().toMillis();
+        this.maxRetryDelayMs = settings.maxReconnectDelay().toMillis();
+        this.address = LettuceErrors.describe(uri);
+        this.commandTimeoutMs = commandTimeout.toMillis();
         uri.setTimeout(commandTimeout);
         this.client = RedisClient.create(resources, uri);
-        this.commandOrder = new InOrder(resources.eventExecutorGroup().next());
-        this.pubSubOrder = new InOrder(resources.eventExecutorGroup().next());
+        this.commandOrder = new CommandOrder(resources.eventExecutorGroup().next());
+        this.pubSubOrder = new CommandOrder(resources.eventExecutorGroup().next());
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(true)
                 .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
@@ -84,13 +85,21 @@ public final class LettuceNode implements RedisNode {
         try {
             connect();
         } catch (RedisException e) {
-            notConnected = Failures.cannotConnect(address, e);
+            notConnected = LettuceErrors.translate(address, commandTimeoutMs, false, e);
             if (!keepTrying) {
                 client.shutdown(Duration.ZERO, Duration.ZERO);
-                throw notConnected;
+                throw LettuceErrors.cannotConnect(notConnected);
             }
-            retryConnect(100);
+            retryConnect(firstRetryDelayMs);
         }
+        this.sentinelFollower = uri.getSentinels().isEmpty() ? null
+                : new SentinelFollower(resources, uri, commandTimeout, this::dropLinks);
+    }
+
+    /** Makes both links reconnect, which re-resolves the master of a Sentinel URI. */
+    private void dropLinks() {
+        SentinelFollower.dropLink(connection);
+        SentinelFollower.dropLink(pubSub);
     }
 
     /** Whether the first connect has succeeded (later disconnects are Lettuce's to repair). */
@@ -128,8 +137,8 @@ public final class LettuceNode implements RedisNode {
                 connect();
                 listener.onReconnected();
             } catch (RedisException e) {
-                notConnected = Failures.cannotConnect(address, e);
-                retryConnect(Math.min(MAX_RECONNECT_DELAY_MS, delayMs * 2));
+                notConnected = LettuceErrors.translate(address, commandTimeoutMs, false, e);
+                retryConnect(Math.min(maxRetryDelayMs, delayMs * 2));
             }
         }, CompletableFuture.delayedExecutor(delayMs, TimeUnit.MILLISECONDS));
     }
@@ -145,15 +154,26 @@ public final class LettuceNode implements RedisNode {
         if (commands == null) {
             return CompletableFuture.failedFuture(notConnected);
         }
+        ScriptOutputType output = script.output() == LuaScript.Output.INTEGER ? ScriptOutputType.INTEGER
+                : ScriptOutputType.MULTI;
         CompletableFuture<Object> bySha = commandOrder.send(
-                () -> commands.<Object>evalsha(script.sha1(), script.outputType(), keys, args));
-        return bySha.exceptionallyCompose(error -> {
-            if (unwrap(error) instanceof RedisNoScriptException) {
+                () -> commands.<Object>evalsha(script.sha1(), output, keys, args));
+        return failingAsNode(bySha.exceptionallyCompose(error -> {
+            if (LettuceErrors.unwrap(error) instanceof RedisNoScriptException) {
                 loadAllScripts(commands);
-                return commandOrder.send(() -> commands.<Object>eval(script.body(), script.outputType(), keys, args));
+                return commandOrder.send(() -> commands.<Object>eval(script.body(), output, keys, args));
             }
-            return CompletableFuture.failedFuture(unwrap(error));
-        });
+            return CompletableFuture.failedFuture(LettuceErrors.unwrap(error));
+        }));
+    }
+
+    @Override
+    public CompletableFuture<Long> waitForReplicas(String key, int replicas, Duration timeout) {
+        RedisAsyncCommands<String, String> commands = this.commands;
+        if (commands == null) {
+            return CompletableFuture.failedFuture(notConnected);
+        }
+        return failingAsNode(commandOrder.send(() -> commands.waitForReplication(replicas, timeout.toMillis())));
     }
 
     /**
@@ -166,20 +186,24 @@ public final class LettuceNode implements RedisNode {
         }
     }
 
+    /**
+     * CONFIG GET of the given parameters, for {@link PersistenceCheck}; fails where the server
+     * refuses CONFIG (managed Redis, ACLs) or before the first connect.
+     */
+    CompletableFuture<Map<String, String>> configGet(String... parameters) {
+        RedisAsyncCommands<String, String> commands = this.commands;
+        if (commands == null) {
+            return CompletableFuture.failedFuture(notConnected);
+        }
+        return commandOrder.send(() -> commands.configGet(parameters));
+    }
+
     @Override
     public CompletableFuture<List<String>> scan(String pattern) {
         if (commands == null) {
             return CompletableFuture.failedFuture(notConnected);
         }
-        List<String> keys = new ArrayList<>();
-        return scanFrom(ScanCursor.INITIAL, ScanArgs.Builder.matches(pattern).limit(1000), keys);
-    }
-
-    private CompletableFuture<List<String>> scanFrom(ScanCursor cursor, ScanArgs args, List<String> keys) {
-        return commands.scan(cursor, args).toCompletableFuture().thenCompose(page -> {
-            keys.addAll(page.getKeys());
-            return page.isFinished() ? CompletableFuture.completedFuture(keys) : scanFrom(page, args, keys);
-        });
+        return failingAsNode(KeyScan.all(commands, pattern));
     }
 
     @Override
@@ -188,8 +212,8 @@ public final class LettuceNode implements RedisNode {
         if (commands == null) {
             return CompletableFuture.failedFuture(notConnected);
         }
-        return commands.pubsubNumsub(channel).toCompletableFuture()
-                .thenApply(counts -> counts.getOrDefault(channel, 0L));
+        return failingAsNode(commands.pubsubNumsub(channel).toCompletableFuture()
+                .thenApply(counts -> counts.getOrDefault(channel, 0L)));
     }
 
     @Override
@@ -198,7 +222,7 @@ public final class LettuceNode implements RedisNode {
         if (pubSub == null) {
             return CompletableFuture.failedFuture(notConnected);
         }
-        return pubSubOrder.send(() -> pubSub.async().subscribe(channel));
+        return failingAsNode(pubSubOrder.send(() -> pubSub.async().subscribe(channel)));
     }
 
     @Override
@@ -207,7 +231,7 @@ public final class LettuceNode implements RedisNode {
         if (pubSub == null) {
             return CompletableFuture.completedFuture(null);
         }
-        return pubSubOrder.send(() -> pubSub.async().unsubscribe(channel));
+        return failingAsNode(pubSubOrder.send(() -> pubSub.async().unsubscribe(channel)));
     }
 
     @Override
@@ -225,6 +249,9 @@ public final class LettuceNode implements RedisNode {
     public void close() {
         closed = true;
         try {
+            if (sentinelFollower != null) {
+                sentinelFollower.close();
+            }
             if (pubSub != null) {
                 pubSub.close();
             }
@@ -236,88 +263,9 @@ public final class LettuceNode implements RedisNode {
         }
     }
 
-    private static Throwable unwrap(Throwable error) {
-        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-    }
-
-    /**
-     * Sends one connection's commands in the order they were issued. Netty writes a command issued
-     * on the connection's I/O thread at once, but queues one issued on any other thread as a task
-     * for that I/O thread; and one I/O thread serves several connections (a Redlock client's nodes
-     * share two). So a command sent from a reply callback (on the I/O thread) could reach the
-     * server before a command issued a moment earlier from another thread, still queued: the
-     * abandon sent when a quorum refused an attempt reached a slow node before that attempt's
-     * acquire, which then granted there and left a copy that nobody held or released until its
-     * lease ended (FairLockTest caught it as a key left behind).
-     *
-     * <p>So commands issued on a Netty thread are handed to one writer thread, which is never an
-     * I/O thread and issues them in turn; and while any are waiting for it, commands from other
-     * threads queue behind them. Commands issued on other threads with nothing waiting (the common
-     * case: a caller's acquire or release) are issued at once, without the hand-off.
-     */
-    private static final class InOrder {
-        private final Executor writer;
-        private final ArrayDeque<Runnable> waiting = new ArrayDeque<>();
-        /** A drain of {@link #waiting} is scheduled or running; guarded by this. */
-        private boolean draining;
-
-        InOrder(Executor writer) {
-            this.writer = writer;
-        }
-
-        <T> CompletableFuture<T> send(Supplier<? extends CompletionStage<T>> command) {
-            CompletableFuture<T> sent = new CompletableFuture<>();
-            synchronized (this) {
-                if (draining || Thread.currentThread() instanceof FastThreadLocalThread) {
-                    waiting.add(() -> issue(command, sent));
-                    if (!draining) {
-                        draining = true;
-                        drainLater();
-                    }
-                    return sent;
-                }
-            }
-            // nothing is waiting, so everything issued before this call has reached Netty's queue
-            issue(command, sent);
-            return sent;
-        }
-
-        private void drainLater() {
-            try {
-                writer.execute(this::drain);
-            } catch (RejectedExecutionException e) {
-                // the client's resources are shut down: nothing will be sent any more
-                drain();
-            }
-        }
-
-        private void drain() {
-            while (true) {
-                Runnable next;
-                synchronized (this) {
-                    next = waiting.poll();
-                    if (next == null) {
-                        draining = false;
-                        return;
-                    }
-                }
-                next.run();
-            }
-        }
-
-        private static <T> void issue(Supplier<? extends CompletionStage<T>> command, CompletableFuture<T> sent) {
-            try {
-                command.get().whenComplete((value, error) -> {
-                    if (error != null) {
-                        sent.completeExceptionally(error);
-                    } else {
-                        sent.complete(value);
-                    }
-                });
-            } catch (RuntimeException e) {
-                sent.completeExceptionally(e);
-            }
-        }
+    /** The same future, failing with a {@link NodeFailure} instead of the client library's exception. */
+    private <T> CompletableFuture<T> failingAsNode(CompletableFuture<T> future) {
+        return LettuceErrors.failingAsNode(future, address, commandTimeoutMs, this::isConnected);
     }
 
     /** Tells the listener of every pub/sub connect after the first one. */

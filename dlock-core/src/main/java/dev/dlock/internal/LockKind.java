@@ -1,8 +1,5 @@
 package dev.dlock.internal;
 
-import java.util.ArrayList;
-import java.util.List;
-
 /**
  * The kinds of lock, as a strategy: a kind chooses the scripts, the keys they touch and their
  * arguments, and a few properties of the acquire loop. {@link Acquisition}, both stores, the
@@ -60,6 +57,37 @@ enum LockKind {
         return this == FAIR;
     }
 
+    /**
+     * Whether the last release of a hold may pass the lock straight to a waiter of the same client
+     * (handoff.lua, one Redis only; see {@link LocalHandoff}): the reentrant lock, whose waiters
+     * are not queued in Redis, so the handoff skips no one that Redis would have preferred.
+     */
+    boolean handsOffLocally() {
+        return this == REENTRANT;
+    }
+
+    /**
+     * The kind whose hold by the same thread this kind may not be taken over: the write lock
+     * while the thread holds only the read lock (an upgrade would wait for its own read hold
+     * forever); null when nothing blocks it.
+     */
+    LockKind refusedWhileHolding() {
+        return this == WRITE ? READ : null;
+    }
+
+    /**
+     * The kind of hold by the same thread under whose owner this kind may also be taken (the read
+     * lock while the thread holds the write lock: a downgrade); null for none.
+     */
+    LockKind sharesOwnerWith() {
+        return this == READ ? WRITE : null;
+    }
+
+    /** The kind whose view of a lock shows whoever holds it, whatever the holder's kind (for listings). */
+    static LockKind anyHolderView() {
+        return REENTRANT;
+    }
+
     /** inspect.lua's view and reassert.lua's mode for holds of this kind. */
     String mode() {
         return mode;
@@ -67,28 +95,22 @@ enum LockKind {
 
     ScriptCall acquire(LockTarget target, AcquireRequest request, Floor floor) {
         String owner = request.owner();
-        String lease = Long.toString(request.leaseMs());
-        String reentry = flag(request.reentry());
         return switch (this) {
-            case REENTRANT -> new ScriptCall(LuaScript.ACQUIRE, keys(target, floor), owner, lease, request.holder(), reentry);
-            case FAIR -> new ScriptCall(LuaScript.FAIR_ACQUIRE, keys(target, floor), owner, lease, request.holder(), reentry,
-                    request.waiterId(), Long.toString(request.waiterTimeoutMs()), flag(request.mayWait()),
-                    Long.toString(request.ticket()));
-            case READ, WRITE -> new ScriptCall(LuaScript.RW_ACQUIRE, keys(target, floor), owner, lease, request.holder(),
-                    reentry, mode, request.waiterId(), Long.toString(request.waiterTimeoutMs()), flag(request.mayWait()),
+            case REENTRANT -> Scripts.acquire(target, floor, owner, request.leaseMs(), request.holder(), request.reentry());
+            case FAIR -> Scripts.fairAcquire(target, floor, owner, request.leaseMs(), request.holder(), request.reentry(),
+                    request.waiterId(), request.waiterTimeoutMs(), request.mayWait(), request.ticket());
+            case READ, WRITE -> Scripts.rwAcquire(target, floor, owner, request.leaseMs(), request.holder(),
+                    request.reentry(), mode, request.waiterId(), request.waiterTimeoutMs(), request.mayWait(),
                     request.downgradeFrom());
         };
     }
 
     /** Gives back one hold; see release.lua for the reply. */
     ScriptCall release(LockTarget target, String owner, long token, Floor floor) {
-        String[] keys = keys(target, floor);
-        String tokenArg = Long.toString(token);
         return switch (this) {
-            case REENTRANT -> new ScriptCall(LuaScript.RELEASE, keys, withFloorTtl(floor, owner, target.channel(), tokenArg));
-            case FAIR -> new ScriptCall(LuaScript.FAIR_RELEASE, keys, withFloorTtl(floor, owner, target.channel(), tokenArg));
-            case READ, WRITE -> new ScriptCall(LuaScript.RW_RELEASE, keys, owner, target.channel(), tokenArg, floorTtl(floor),
-                    mode, "one");
+            case REENTRANT -> Scripts.release(target, floor, owner, token);
+            case FAIR -> Scripts.fairRelease(target, floor, owner, token);
+            case READ, WRITE -> Scripts.rwRelease(target, floor, owner, token, mode, false);
         };
     }
 
@@ -99,70 +121,31 @@ enum LockKind {
      *                  the queue (same ticket) on the nodes it gives back; null otherwise
      */
     ScriptCall abandon(LockTarget target, String owner, Floor floor, AcquireRequest keepPlace) {
-        String[] keys = keys(target, floor);
         return switch (this) {
-            case REENTRANT -> new ScriptCall(LuaScript.ABANDON, keys, withFloorTtl(floor, owner, target.channel(), "0"));
-            case FAIR -> keepPlace == null
-                    ? new ScriptCall(LuaScript.FAIR_ABANDON, keys, owner, target.channel(), "0", floorTtl(floor), "")
-                    : new ScriptCall(LuaScript.FAIR_ABANDON, keys, owner, target.channel(), "0", floorTtl(floor),
-                            keepPlace.waiterId(), Long.toString(keepPlace.ticket()),
-                            Long.toString(keepPlace.waiterTimeoutMs()), Long.toString(keepPlace.leaseMs()),
-                            keepPlace.holder());
-            case READ, WRITE -> new ScriptCall(LuaScript.RW_RELEASE, keys, owner, target.channel(), "0", floorTtl(floor),
-                    mode, "all");
+            case REENTRANT -> Scripts.abandon(target, floor, owner, 0);
+            case FAIR -> Scripts.fairAbandon(target, floor, owner, 0, keepPlace);
+            case READ, WRITE -> Scripts.rwRelease(target, floor, owner, 0, mode, true);
         };
     }
 
     /** The waiter stops waiting: its place or waiting mark goes; null for kinds that leave none. */
     ScriptCall leave(LockTarget target, String waiterId) {
         return switch (this) {
-            case FAIR -> new ScriptCall(LuaScript.FAIR_LEAVE, keys(target, null), waiterId, target.channel());
-            case WRITE -> new ScriptCall(LuaScript.RW_LEAVE, keys(target, null), waiterId, target.channel());
+            case FAIR -> Scripts.fairLeave(target, waiterId);
+            case WRITE -> Scripts.rwLeave(target, waiterId);
             case REENTRANT, READ -> null;
         };
     }
 
     ScriptCall inspect(LockTarget target) {
-        return new ScriptCall(LuaScript.INSPECT, new String[] {target.key()}, mode);
+        return Scripts.inspect(target, mode);
     }
 
-    ScriptCall reassert(Hold hold, long leaseMs) {
-        return new ScriptCall(LuaScript.REASSERT, new String[] {hold.target.key()}, hold.owner, Long.toString(leaseMs),
-                Long.toString(hold.token), Integer.toString(Math.max(1, hold.count)), hold.holder, mode);
+    ScriptCall reassert(HeldLock hold, long leaseMs) {
+        return Scripts.reassert(hold, leaseMs, mode);
     }
 
-    /** The keys of this kind's scripts: the lock hash, the fair queue, then the token floor. */
-    private String[] keys(LockTarget target, Floor floor) {
-        List<String> keys = new ArrayList<>(4);
-        keys.add(target.key());
-        if (this == FAIR) {
-            keys.add(target.queueKey());
-            keys.add(target.waitersKey());
-        }
-        if (floor != null) {
-            keys.add(floor.key());
-        }
-        return keys.toArray(String[]::new);
-    }
-
-    private static String[] withFloorTtl(Floor floor, String... args) {
-        if (floor == null) {
-            return args;
-        }
-        String[] withTtl = java.util.Arrays.copyOf(args, args.length + 1);
-        withTtl[args.length] = floor.ttlMs();
-        return withTtl;
-    }
-
-    private static String floorTtl(Floor floor) {
-        return floor == null ? "0" : floor.ttlMs();
-    }
-
-    private static String flag(boolean value) {
-        return value ? "1" : "0";
-    }
-
-    /** Redlock's per-node token floor: its key and how long it lives, in ms. */
+    /** A token floor ({@link TokenFloors}): its key and how long it lives after each raise, in ms. */
     record Floor(String key, String ttlMs) {
     }
 }

@@ -1,5 +1,10 @@
 package dev.dlock.internal;
 
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
 /** A lock's raw state as a store reads it; {@code owner} is null when free. */
 record LockState(String owner, int holdCount, long token, String holder, long pttlMs) {
 
@@ -7,5 +12,31 @@ record LockState(String owner, int holdCount, long token, String holder, long pt
 
     boolean isHeld() {
         return owner != null;
+    }
+
+    /**
+     * Redlock's view of the nodes' states (null for a node that failed): held by the owner that
+     * holds a quorum of the copies, with the largest token and the shortest lease left; else free.
+     */
+    static LockState heldByQuorum(List<LockState> states, int quorum) {
+        Map<String, List<LockState>> byOwner = new HashMap<>();
+        for (LockState state : states) {
+            if (state != null && state.isHeld()) {
+                byOwner.computeIfAbsent(state.owner(), owner -> new ArrayList<>()).add(state);
+            }
+        }
+        return byOwner.values().stream()
+                .filter(copies -> copies.size() >= quorum)
+                .findFirst()
+                .map(LockState::combine)
+                .orElse(FREE);
+    }
+
+    private static LockState combine(List<LockState> copies) {
+        LockState first = copies.get(0);
+        long token = copies.stream().mapToLong(LockState::token).max().orElse(0);
+        long pttl = copies.stream().mapToLong(LockState::pttlMs).min().orElse(0);
+        int holdCount = copies.stream().mapToInt(LockState::holdCount).max().orElse(0);
+        return new LockState(first.owner(), holdCount, token, first.holder(), pttl);
     }
 }

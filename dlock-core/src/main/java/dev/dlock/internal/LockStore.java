@@ -1,6 +1,7 @@
 package dev.dlock.internal;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -9,7 +10,8 @@ import java.util.concurrent.CompletableFuture;
  * only, so every lock type works on both.
  *
  * <p>Futures fail with {@link dev.dlock.LockBackendException} whose message says what is known:
- * which node failed how, and whether the outcome is unknown.
+ * which node failed how, and whether the outcome is unknown; the same is carried as data
+ * ({@link dev.dlock.LockBackendException#nodeErrors()}).
  */
 interface LockStore extends AutoCloseable {
 
@@ -28,31 +30,9 @@ interface LockStore extends AutoCloseable {
     /** Gives back one hold: holds left ({@code > 0}), 0 when freed, -1 when the caller no longer owns it. */
     CompletableFuture<Long> release(LockTarget target, LockKind kind, String owner, long token);
 
-    /**
-     * Whether {@link #handOff} is supported: a release may pass the lock straight to a waiter of
-     * the same client. One Redis only; over Redlock a release is always a release.
-     */
-    default boolean handsOffLocally() {
-        return false;
-    }
-
-    /**
-     * The last release of a reentrant hold whose client has a waiter parked on the lock
-     * (handoff.lua): the lock goes to {@code toOwner} in the same script, unless waiters of
-     * other clients are subscribed, in which case it is released for everyone.
-     *
-     * @param ownSubscriptions the releasing client's own subscriptions to the lock's channel (0 or 1)
-     */
-    default CompletableFuture<HandoffReply> handOff(LockTarget target, String fromOwner, int ownSubscriptions,
-                                                    String toOwner, long leaseMs, String holder) {
-        throw new UnsupportedOperationException("this store releases, it does not hand over");
-    }
-
-    /**
-     * handoff.lua's outcome: the waiter's grant when it was handed over; otherwise the lock was
-     * released for everyone, or ({@code notOwner}) it was no longer the releasing hold's.
-     */
-    record HandoffReply(AcquireReply.Granted grant, boolean notOwner) {
+    /** Local handoff, where this store supports it (one Redis); empty where a release is always a release. */
+    default Optional<HandoffScript> handoffScript() {
+        return Optional.empty();
     }
 
     /** Best effort: drops every hold of the owner. Never fails. */
@@ -68,7 +48,7 @@ interface LockStore extends AutoCloseable {
     CompletableFuture<Boolean> forceRelease(LockTarget target);
 
     /** Extends the leases of the holds (of any kinds), all in as few round trips as possible. */
-    CompletableFuture<Renewal[]> renew(List<Hold> holds, long leaseMs);
+    CompletableFuture<Renewal[]> renew(List<HeldLock> holds, long leaseMs);
 
     /** The lock's state as the kind sees it (a read lock: its readers; a write lock: its writer). */
     CompletableFuture<LockState> inspect(LockTarget target, LockKind kind);

@@ -1,6 +1,5 @@
 package dev.dlock.internal;
 
-import io.lettuce.core.ScriptOutputType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -17,59 +16,104 @@ import java.util.HexFormat;
  * <p>Code shared by several scripts of one lock kind lives in {@code scripts/lib/}; a line
  * {@code -- @include lib/<file>.lua} is replaced by that file when the script is loaded, so each
  * script still reaches Redis as one self-contained body.
+ *
+ * <p>Each script has one body per {@link Variant}: they differ only in the pub/sub library
+ * ({@code lib/pubsub.lua}), which publishes and counts subscribers with PUBLISH / PUBSUB NUMSUB,
+ * or on Redis Cluster with SPUBLISH / PUBSUB SHARDNUMSUB. A node runs the variant it needs.
  */
 public enum LuaScript {
-    ACQUIRE("acquire.lua", ScriptOutputType.MULTI),
-    RELEASE("release.lua", ScriptOutputType.INTEGER),
-    HANDOFF("handoff.lua", ScriptOutputType.MULTI),
-    ABANDON("abandon.lua", ScriptOutputType.INTEGER),
-    FORCE_RELEASE("force_release.lua", ScriptOutputType.INTEGER),
-    RENEW("renew.lua", ScriptOutputType.MULTI),
-    REASSERT("reassert.lua", ScriptOutputType.INTEGER),
-    INSPECT("inspect.lua", ScriptOutputType.MULTI),
-    FAIR_ACQUIRE("fair_acquire.lua", ScriptOutputType.MULTI),
-    FAIR_RELEASE("fair_release.lua", ScriptOutputType.INTEGER),
-    FAIR_ABANDON("fair_abandon.lua", ScriptOutputType.INTEGER),
-    FAIR_LEAVE("fair_leave.lua", ScriptOutputType.INTEGER),
-    RW_ACQUIRE("rw_acquire.lua", ScriptOutputType.MULTI),
-    RW_RELEASE("rw_release.lua", ScriptOutputType.INTEGER),
-    RW_LEAVE("rw_leave.lua", ScriptOutputType.INTEGER);
+    ACQUIRE("acquire.lua", Output.ARRAY),
+    RELEASE("release.lua", Output.INTEGER),
+    HANDOFF("handoff.lua", Output.ARRAY),
+    ABANDON("abandon.lua", Output.INTEGER),
+    FORCE_RELEASE("force_release.lua", Output.INTEGER),
+    RENEW("renew.lua", Output.ARRAY),
+    REASSERT("reassert.lua", Output.INTEGER),
+    INSPECT("inspect.lua", Output.ARRAY),
+    FAIR_ACQUIRE("fair_acquire.lua", Output.ARRAY),
+    FAIR_RELEASE("fair_release.lua", Output.INTEGER),
+    FAIR_ABANDON("fair_abandon.lua", Output.INTEGER),
+    FAIR_LEAVE("fair_leave.lua", Output.INTEGER),
+    RW_ACQUIRE("rw_acquire.lua", Output.ARRAY),
+    RW_RELEASE("rw_release.lua", Output.INTEGER),
+    RW_LEAVE("rw_leave.lua", Output.INTEGER);
 
     private static final String INCLUDE = "-- @include ";
+    private static final String PUBSUB_LIBRARY = "lib/pubsub.lua";
 
     private final String fileName;
     private final String body;
     private final String sha1;
-    private final ScriptOutputType outputType;
+    private final String shardedBody;
+    private final String shardedSha1;
+    private final Output output;
 
-    LuaScript(String fileName, ScriptOutputType outputType) {
+    LuaScript(String fileName, Output output) {
         this.fileName = fileName;
-        this.body = load(fileName);
+        this.body = load(fileName, Variant.PLAIN);
         this.sha1 = sha1Hex(body);
-        this.outputType = outputType;
+        this.shardedBody = load(fileName, Variant.SHARDED);
+        this.shardedSha1 = sha1Hex(shardedBody);
+        this.output = output;
+    }
+
+    /**
+     * How a script publishes and counts subscribers: {@link #PLAIN} pub/sub on one Redis (and
+     * Redlock's masters), {@link #SHARDED} pub/sub on Redis Cluster, where a message must stay in
+     * the shard of the lock's slot.
+     */
+    public enum Variant {
+        PLAIN("lib/pubsub.lua"),
+        SHARDED("lib/pubsub_sharded.lua");
+
+        private final String pubSubLibrary;
+
+        Variant(String pubSubLibrary) {
+            this.pubSubLibrary = pubSubLibrary;
+        }
+    }
+
+    /** The body of the given variant. */
+    public String body(Variant variant) {
+        return variant == Variant.SHARDED ? shardedBody : body;
+    }
+
+    /** The SHA-1 of the given variant's body. */
+    public String sha1(Variant variant) {
+        return variant == Variant.SHARDED ? shardedSha1 : sha1;
     }
 
     public String fileName() {
         return fileName;
     }
 
+    /** The {@link Variant#PLAIN} body. */
     public String body() {
         return body;
     }
 
+    /** The {@link Variant#PLAIN} body's SHA-1. */
     public String sha1() {
         return sha1;
     }
 
-    ScriptOutputType outputType() {
-        return outputType;
+    /** The shape of the script's reply (see its header). */
+    public Output output() {
+        return output;
     }
 
-    private static String load(String fileName) {
+    /** What a script returns: an integer, or an array (of integers and strings). */
+    public enum Output {
+        INTEGER,
+        ARRAY
+    }
+
+    private static String load(String fileName, Variant variant) {
         StringBuilder body = new StringBuilder();
         for (String line : read(fileName).split("\n", -1)) {
             if (line.startsWith(INCLUDE)) {
-                body.append(read(line.substring(INCLUDE.length()).trim())).append('\n');
+                String library = line.substring(INCLUDE.length()).trim();
+                body.append(read(library.equals(PUBSUB_LIBRARY) ? variant.pubSubLibrary : library)).append('\n');
             } else {
                 body.append(line).append('\n');
             }

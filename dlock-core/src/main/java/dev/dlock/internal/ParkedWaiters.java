@@ -16,17 +16,41 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class ParkedWaiters {
 
-    private final ConcurrentHashMap<String, ArrayDeque<Acquisition>> byKey = new ConcurrentHashMap<>();
+    /** What a release needs of a parked waiter to hand it the lock ({@link Acquisition} is one). */
+    interface Waiter {
 
-    void park(String key, Acquisition waiter) {
+        /**
+         * A release is about to hand the lock to this waiter: true when it was parked and is now
+         * bound to wait for {@link #takeOver} or {@link #resume}; false when it is already trying
+         * again on its own.
+         */
+        boolean claimForHandoff();
+
+        /** The owner id under which a claimed waiter is handed the lock: a fresh one, as for an attempt. */
+        String ownerForHandoff();
+
+        long leaseMs();
+
+        String holder();
+
+        /** The handoff gave the lock to this claimed waiter. */
+        void takeOver(AcquireReply.Granted grant);
+
+        /** The handoff did not give the lock to this claimed waiter: it tries on its own again. */
+        void resume();
+    }
+
+    private final ConcurrentHashMap<String, ArrayDeque<Waiter>> byKey = new ConcurrentHashMap<>();
+
+    void park(String key, Waiter waiter) {
         byKey.compute(key, (k, queue) -> {
-            ArrayDeque<Acquisition> parked = queue == null ? new ArrayDeque<>() : queue;
+            ArrayDeque<Waiter> parked = queue == null ? new ArrayDeque<>() : queue;
             parked.addLast(waiter);
             return parked;
         });
     }
 
-    void unpark(String key, Acquisition waiter) {
+    void unpark(String key, Waiter waiter) {
         byKey.computeIfPresent(key, (k, queue) -> {
             queue.remove(waiter);
             return queue.isEmpty() ? null : queue;
@@ -38,13 +62,13 @@ final class ParkedWaiters {
      * for the handoff's outcome only; null when none is. Waiters that are already trying again
      * on their own are dropped from the queue (they park again if they stay busy).
      */
-    Acquisition claimFirst(String key) {
+    Waiter claimFirst(String key) {
         if (byKey.isEmpty()) {
             return null;
         }
-        Acquisition[] claimed = new Acquisition[1];
+        Waiter[] claimed = new Waiter[1];
         byKey.computeIfPresent(key, (k, queue) -> {
-            Acquisition waiter;
+            Waiter waiter;
             while ((waiter = queue.pollFirst()) != null) {
                 if (waiter.claimForHandoff()) {
                     claimed[0] = waiter;

@@ -14,10 +14,12 @@ import java.util.concurrent.locks.Condition;
 
 /**
  * Every kind of lock ({@link LockKind}): reentrant, fair, and the two sides of a read-write lock.
- * Thread-bound holds live in the engine, keyed by kind, lock name and thread; the kind only
- * chooses the scripts, plus two rules of the read-write lock checked here: a thread that holds
- * the write lock may take the read lock (downgrade), one that holds only the read lock may not
- * take the write lock (upgrade: it would wait for itself).
+ * Thread-bound holds live in the client's {@link HoldRegistry}, filed by kind, lock name and
+ * thread. The kind chooses the scripts and two rules between holds of one thread, applied here:
+ * the kind whose hold it may share an owner with ({@link LockKind#sharesOwnerWith()}: a read
+ * lock taken by the writer, a downgrade) and the kind whose hold refuses it
+ * ({@link LockKind#refusedWhileHolding()}: a write lock asked for by a reader, an upgrade that
+ * would wait for itself).
  */
 public final class RedisLock implements DistributedLock {
 
@@ -96,36 +98,32 @@ public final class RedisLock implements DistributedLock {
         if (interruptible && Thread.interrupted()) {
             throw new InterruptedException("interrupted before acquiring lock '" + name() + "'");
         }
-        String holdKey = holdKey(kind);
-        Hold held = engine.threadHolds().get(holdKey);
+        Hold held = liveThreadHold(kind);
         if (held != null) {
             reenter(held, leaseMs);
             return true;
         }
-        if (kind == LockKind.WRITE && engine.threadHolds().containsKey(holdKey(LockKind.READ))) {
-            throw new IllegalMonitorStateException("thread '" + Thread.currentThread().getName() + "' holds the read lock of '"
-                    + name() + "' and asked for its write lock: an upgrade would wait for its own read hold forever. "
-                    + "Unlock the read lock first (a writer may take the read lock, not the other way round)");
+        LockKind refusing = kind.refusedWhileHolding();
+        if (refusing != null && liveThreadHold(refusing) != null) {
+            throw new IllegalMonitorStateException("thread '" + Thread.currentThread().getName() + "' holds the "
+                    + refusing.label() + " of '" + name() + "' and asked for its " + kind.label() + ": an upgrade would "
+                    + "wait for its own " + refusing.label() + " forever. Unlock the "
+                    + refusing.label() + " first (a writer may take the read lock, not the other way round)");
         }
-        Acquisition acquisition = engine.acquire(target, kind, engine.ownerPrefix(), leaseMs, false, waitNanos,
-                downgradeFrom());
+        Acquisition acquisition = engine.acquire(target, kind, leaseMs, waitNanos, downgradeFrom());
         AcquireReply.Granted grant = interruptible
                 ? awaitInterruptibly(acquisition)
                 : Blocking.awaitUninterruptibly(acquisition.result());
         if (grant == null) {
             return false;
         }
-        engine.threadHolds().put(holdKey, engine.register(acquisition, grant, renewed));
+        engine.holds().bindToCurrentThread(engine.register(acquisition, grant, renewed));
         return true;
     }
 
     private void reenter(Hold held, long leaseMs) {
-        LockLostException loss = held.lossOrNull();
-        if (loss != null) {
-            throw Failures.forCaller(loss);
-        }
         try {
-            Blocking.awaitUninterruptibly(engine.acquire(target, kind, held.owner, leaseMs, true, 0, "").result());
+            Blocking.awaitUninterruptibly(engine.reenter(held, leaseMs).result());
         } catch (LockLostException e) {
             engine.lost(held, "it was gone when its holder re-entered (lease expired or force-released)");
             throw Failures.forCaller(held.lossOrNull());
@@ -145,7 +143,7 @@ public final class RedisLock implements DistributedLock {
             try {
                 AcquireReply.Granted raced = acquisition.result().get(boundMs, TimeUnit.MILLISECONDS);
                 if (raced != null) {
-                    engine.store().abandon(target, kind, acquisition.owner()).get(boundMs, TimeUnit.MILLISECONDS);
+                    engine.abandon(target, kind, acquisition.owner()).get(boundMs, TimeUnit.MILLISECONDS);
                 }
             } catch (ExecutionException | TimeoutException | InterruptedException ignored) {
                 // the acquire failed or hangs: Failures already sent a best-effort release
@@ -156,16 +154,20 @@ public final class RedisLock implements DistributedLock {
 
     @Override
     public void unlock() {
-        String holdKey = holdKey(kind);
-        Hold held = engine.threadHolds().get(holdKey);
+        Hold held = threadHold(kind);
         if (held == null) {
             throw new IllegalMonitorStateException(kind.label() + " '" + name() + "' is not held by the current thread '"
                     + Thread.currentThread().getName() + "'");
         }
+        if (knownLost(held)) {
+            // the first unlock after a loss reports it and lets go of every re-entry of the lost hold
+            engine.holds().unbindFromCurrentThread(held);
+            throw Failures.forCaller(held.lossOrNull());
+        }
         boolean last = held.count == 1;
         held.count--;
         if (last) {
-            engine.threadHolds().remove(holdKey);
+            engine.holds().unbindFromCurrentThread(held);
         }
         Blocking.awaitUninterruptibly(engine.release(held, last));
     }
@@ -189,14 +191,14 @@ public final class RedisLock implements DistributedLock {
 
     @Override
     public boolean isHeldByCurrentThread() {
-        Hold held = engine.threadHolds().get(holdKey(kind));
-        return held != null && !held.isKnownInvalid();
+        Hold held = threadHold(kind);
+        return held != null && !knownLost(held);
     }
 
     @Override
     public int getHoldCount() {
-        Hold held = engine.threadHolds().get(holdKey(kind));
-        return held == null ? 0 : held.count;
+        Hold held = threadHold(kind);
+        return held == null || knownLost(held) ? 0 : held.count;
     }
 
     @Override
@@ -206,7 +208,7 @@ public final class RedisLock implements DistributedLock {
 
     @Override
     public long fencingToken() {
-        Hold held = engine.threadHolds().get(holdKey(kind));
+        Hold held = threadHold(kind);
         if (held == null) {
             throw new IllegalMonitorStateException(kind.label() + " '" + name() + "' is not held by the current thread '"
                     + Thread.currentThread().getName() + "', so it has no fencing token");
@@ -221,73 +223,60 @@ public final class RedisLock implements DistributedLock {
 
     @Override
     public CompletableFuture<LockHandle> acquireAsync() {
-        return untilAcquired(acquireHandle(engine.watchdogLeaseMs(), true, WAIT_FOREVER));
+        return HandleAcquire.untilAcquired(HandleAcquire.start(engine, target, kind, engine.watchdogLeaseMs(), true, WAIT_FOREVER));
     }
 
     @Override
     public CompletableFuture<LockHandle> acquireAsync(Duration lease) {
-        return untilAcquired(acquireHandle(Validation.leaseMillis("lease", lease), false, WAIT_FOREVER));
+        return HandleAcquire.untilAcquired(HandleAcquire.start(engine, target, kind, Validation.leaseMillis("lease", lease), false, WAIT_FOREVER));
     }
 
     @Override
     public CompletableFuture<Optional<LockHandle>> tryAcquireAsync(Duration wait) {
-        return acquireHandle(engine.watchdogLeaseMs(), true, Validation.waitNanos(wait));
+        return HandleAcquire.start(engine, target, kind, engine.watchdogLeaseMs(), true, Validation.waitNanos(wait));
     }
 
     @Override
     public CompletableFuture<Optional<LockHandle>> tryAcquireAsync(Duration wait, Duration lease) {
         long waitNanos = Validation.waitNanos(wait);
-        return acquireHandle(Validation.leaseMillis("lease", lease), false, waitNanos);
+        return HandleAcquire.start(engine, target, kind, Validation.leaseMillis("lease", lease), false, waitNanos);
     }
 
-    private CompletableFuture<Optional<LockHandle>> acquireHandle(long leaseMs, boolean renewed, long waitNanos) {
-        Acquisition acquisition = engine.acquire(target, kind, engine.ownerPrefix(), leaseMs, false, waitNanos, "");
-        CompletableFuture<Optional<LockHandle>> handle = new CompletableFuture<>();
-        acquisition.result().whenComplete((grant, error) -> {
-            if (error != null) {
-                handle.completeExceptionally(Failures.unwrap(error));
-            } else if (grant == null) {
-                handle.complete(Optional.empty());
-            } else {
-                Hold hold = engine.register(acquisition, grant, renewed);
-                if (!handle.complete(Optional.of(new Handle(engine, hold)))) {
-                    engine.release(hold, true);
-                }
-            }
-        });
-        handle.whenComplete((ignored, error) -> {
-            if (handle.isCancelled()) {
-                acquisition.cancel();
-            }
-        });
-        return handle;
+    /** The current thread's hold of this name and the given kind, lost or not, or null. */
+    private Hold threadHold(LockKind of) {
+        return engine.holds().ofCurrentThread(of, target.name());
     }
 
-    /** The unbounded form; cancelling the returned future cancels the acquisition. */
-    private static CompletableFuture<LockHandle> untilAcquired(CompletableFuture<Optional<LockHandle>> maybe) {
-        CompletableFuture<LockHandle> handle = maybe.thenApply(Optional::orElseThrow);
-        handle.whenComplete((ignored, error) -> {
-            if (handle.isCancelled()) {
-                maybe.cancel(false);
-                // granted just before the cancel: nobody will ever see this handle
-                maybe.thenAccept(granted -> granted.ifPresent(LockHandle::releaseAsync));
-            }
-        });
-        return handle;
-    }
-
-    /** The current thread's hold on this lock is filed under the kind, the lock name and the thread id. */
-    private String holdKey(LockKind of) {
-        return of.name() + "\n" + target.name() + "\n" + Thread.currentThread().getId();
-    }
-
-    /** Read lock: the current thread's write hold of the same name, whose owner may also read. */
-    private String downgradeFrom() {
-        if (kind != LockKind.READ) {
-            return "";
+    /**
+     * For an acquire: the current thread's hold of this name and kind that is not known lost, or
+     * null. A lost hold found here is dropped from the thread, so that the thread locks the name
+     * afresh at once, whether or not it ever called unlock.
+     */
+    private Hold liveThreadHold(LockKind of) {
+        Hold held = threadHold(of);
+        if (held != null && knownLost(held)) {
+            engine.holds().unbindFromCurrentThread(held);
+            return null;
         }
-        Hold write = engine.threadHolds().get(holdKey(LockKind.WRITE));
-        return write == null || write.isKnownInvalid() ? "" : write.owner;
+        return held;
+    }
+
+    /**
+     * Whether the hold is known lost; a hold whose validity ran out on this client's clock is
+     * declared lost here, without waiting for Redis or the watchdog to say so.
+     */
+    private boolean knownLost(Hold held) {
+        if (held.lossOrNull() == null && held.isKnownInvalid()) {
+            engine.lost(held, "its lease ran out on this client's clock");
+        }
+        return held.lossOrNull() != null;
+    }
+
+    /** The owner id of the current thread's hold that this kind may share (a downgrade), else "". */
+    private String downgradeFrom() {
+        LockKind sharing = kind.sharesOwnerWith();
+        Hold shared = sharing == null ? null : threadHold(sharing);
+        return shared == null || shared.isKnownInvalid() ? "" : shared.owner;
     }
 
     @Override

@@ -33,15 +33,8 @@ final class Replies {
     }
 
     /** Runs renew.lua for the holds (of any kind) on one node: per hold 1 renewed, 0 gone, -1 someone else's. */
-    static CompletableFuture<long[]> renewOn(RedisNode node, List<Hold> holds, long leaseMs) {
-        String[] keys = new String[holds.size()];
-        String[] args = new String[holds.size() + 1];
-        args[0] = Long.toString(leaseMs);
-        for (int i = 0; i < holds.size(); i++) {
-            keys[i] = holds.get(i).target.key();
-            args[i + 1] = holds.get(i).owner;
-        }
-        return node.eval(LuaScript.RENEW, keys, args).thenApply(reply -> {
+    static CompletableFuture<long[]> renewOn(RedisNode node, List<HeldLock> holds, long leaseMs) {
+        return Scripts.renew(holds, leaseMs).on(node).thenApply(reply -> {
             List<?> results = (List<?>) reply;
             long[] outcomes = new long[holds.size()];
             for (int i = 0; i < outcomes.length; i++) {

@@ -1,23 +1,42 @@
 package dev.dlock.internal;
 
 import dev.dlock.LockBackendException;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Locks on one Redis: each operation is one script call. */
-final class SingleNodeStore implements LockStore {
+/**
+ * Locks on one Redis (standalone, or the master Sentinel names): each operation is one script
+ * call, plus a WAIT after each grant and renewal when the settings ask for replicas'
+ * acknowledgements ({@link ReplicaAcks}; see {@code LockClient.Builder.replicaAcks}). Every script
+ * that grants a token raises the lock's token floor ({@link TokenFloors}) in the same call.
+ */
+final class SingleNodeStore implements LockStore, HandoffScript {
 
     private static final Logger LOG = LoggerFactory.getLogger(SingleNodeStore.class);
 
     private final RedisNode node;
     private final long commandTimeoutMs;
+    private final Ticker ticker;
+    private final TokenFloors floors;
+    private final ReplicaAcks replicaAcks;
 
-    SingleNodeStore(RedisNode node, long commandTimeoutMs) {
+    /**
+     * @param ticker        the clock of grant validities
+     * @param perSlotFloors Redis Cluster: one token floor per slot (see {@link TokenFloors})
+     */
+    SingleNodeStore(RedisNode node, Settings settings, Ticker ticker, boolean perSlotFloors) {
         this.node = node;
-        this.commandTimeoutMs = commandTimeoutMs;
+        this.commandTimeoutMs = settings.commandTimeout().toMillis();
+        this.ticker = ticker;
+        this.floors = new TokenFloors(settings.keyPrefix(), settings.tokenFloorTtl(), perSlotFloors);
+        this.replicaAcks = settings.replicaAcks();
     }
 
     @Override
@@ -32,63 +51,100 @@ final class SingleNodeStore implements LockStore {
 
     @Override
     public CompletableFuture<AcquireReply> acquire(LockTarget target, LockKind kind, AcquireRequest request) {
-        long startNanos = System.nanoTime();
-        return kind.acquire(target, request, null).on(node).handle((reply, error) -> {
-            if (error != null) {
-                throw failedAcquire(target, kind, request, error);
+        long startNanos = ticker.nanoTime();
+        CompletableFuture<AcquireReply> reply = kind.acquire(target, request, floors.of(target)).on(node)
+                .handle((fields, error) -> {
+                    if (error != null) {
+                        throw failedAcquire(target, kind, request, error);
+                    }
+                    return Replies.acquire((List<?>) fields, validUntilNanos(startNanos, request.leaseMs()));
+                });
+        if (!replicaAcks.enabled()) {
+            return reply;
+        }
+        return reply.thenCompose(answer -> answer instanceof AcquireReply.Granted
+                ? acknowledged(target, kind, request, answer) : CompletableFuture.completedFuture(answer));
+    }
+
+    /**
+     * The grant once enough replicas acknowledged it; else a fresh hold is given back (abandon,
+     * queued behind the WAIT on the same connection) and the attempt fails, and a re-entry fails
+     * with the outer hold kept (its count in Redis may stay one higher, as after a lost reply).
+     */
+    private CompletableFuture<AcquireReply> acknowledged(LockTarget target, LockKind kind, AcquireRequest request,
+                                                         AcquireReply grant) {
+        return node.waitForReplicas(target.key(), replicaAcks.replicas(), replicaAcks.timeout()).handle((acked, error) -> {
+            if (error == null && acked >= replicaAcks.replicas()) {
+                return grant;
             }
-            return Replies.acquire((List<?>) reply, validUntilNanos(startNanos, request.leaseMs()));
+            String missing = error != null ? "the replicas' acknowledgement could not be awaited ("
+                    + Failures.asNodeFailure(node, error, commandTimeoutMs).getMessage() + ")" : unacknowledged(acked);
+            String lock = kind.label() + " '" + target.name() + "'";
+            if (request.reentry()) {
+                throw new LockBackendException("re-entry of " + lock + " on " + node.address() + " not counted: " + missing
+                        + "; the outer hold is kept", Failures.unwrap(error), target.name(), List.of());
+            }
+            abandon(target, kind, request.owner());
+            throw new LockBackendException(lock + " acquired on " + node.address() + " but " + missing + "; released",
+                    error == null ? null : Failures.unwrap(error), target.name(), List.of());
         });
     }
 
+    private String unacknowledged(long acked) {
+        return "only " + acked + " of " + replicaAcks.replicas() + " replicas acknowledged within "
+                + replicaAcks.timeoutMs() + " ms";
+    }
+
     private LockBackendException failedAcquire(LockTarget target, LockKind kind, AcquireRequest request, Throwable error) {
-        LockBackendException failure = Failures.commandFailed(request.reentry() ? "re-entry" : "acquire", target.name(),
-                target.key(), node, commandTimeoutMs, error);
+        LockBackendException failure = Failures.commandFailed(request.reentry() ? "re-entry" : "acquire", target, node,
+                commandTimeoutMs, error);
         if (request.reentry() || !Failures.outcomeUnknown(error)) {
             return failure;
         }
         abandon(target, kind, request.owner());
-        return new LockBackendException(failure.getMessage() + "; a best-effort release was sent", failure.getCause());
+        return Failures.extend(failure, "; a best-effort release was sent");
     }
 
     @Override
     public CompletableFuture<Long> release(LockTarget target, LockKind kind, String owner, long token) {
-        return kind.release(target, owner, token, null).on(node).handle((reply, error) -> {
+        return kind.release(target, owner, token, floors.of(target)).on(node).handle((reply, error) -> {
             if (error != null) {
-                throw Failures.commandFailed("release", target.name(), target.key(), node, commandTimeoutMs, error);
+                throw Failures.commandFailed("release", target, node, commandTimeoutMs, error);
             }
             return (Long) reply;
         });
     }
 
     @Override
-    public boolean handsOffLocally() {
-        return true;
+    public Optional<HandoffScript> handoffScript() {
+        // a handoff grants inside a release; with replicas' acknowledgements asked for, every grant
+        // goes through acquire() and its WAIT instead
+        return replicaAcks.enabled() ? Optional.empty() : Optional.of(this);
     }
 
     @Override
-    public CompletableFuture<HandoffReply> handOff(LockTarget target, String fromOwner, int ownSubscriptions,
-                                                   String toOwner, long leaseMs, String holder) {
-        long startNanos = System.nanoTime();
-        return node.eval(LuaScript.HANDOFF, new String[] {target.key()}, fromOwner, target.channel(),
-                Integer.toString(ownSubscriptions), toOwner, Long.toString(leaseMs), holder).handle((reply, error) -> {
+    public CompletableFuture<HandoffScript.Reply> handOff(LockTarget target, String fromOwner, int ownSubscriptions,
+                                                         String toOwner, long leaseMs, String holder) {
+        long startNanos = ticker.nanoTime();
+        return Scripts.handoff(target, floors.of(target), fromOwner, ownSubscriptions, toOwner, leaseMs, holder).on(node)
+                .handle((reply, error) -> {
                     if (error != null) {
-                        throw Failures.commandFailed("release", target.name(), target.key(), node, commandTimeoutMs, error);
+                        throw Failures.commandFailed("release", target, node, commandTimeoutMs, error);
                     }
                     List<?> fields = (List<?>) reply;
                     long code = (Long) fields.get(0);
                     if (code == 1) {
                         AcquireReply.Granted grant = new AcquireReply.Granted(Long.parseLong(String.valueOf(fields.get(1))), 1,
                                 validUntilNanos(startNanos, leaseMs));
-                        return new HandoffReply(grant, false);
+                        return new HandoffScript.Reply(grant, false);
                     }
-                    return new HandoffReply(null, code == -1);
+                    return new HandoffScript.Reply(null, code == -1);
                 });
     }
 
     @Override
     public CompletableFuture<Void> abandon(LockTarget target, LockKind kind, String owner) {
-        return bestEffort(kind.abandon(target, owner, null, null), target, "release");
+        return bestEffort(kind.abandon(target, owner, floors.of(target), null), target, "release");
     }
 
     @Override
@@ -109,22 +165,58 @@ final class SingleNodeStore implements LockStore {
 
     @Override
     public CompletableFuture<Boolean> forceRelease(LockTarget target) {
-        return node.eval(LuaScript.FORCE_RELEASE, new String[] {target.key()}, target.channel()).handle((reply, error) -> {
+        return Scripts.forceRelease(target, floors.of(target)).on(node).handle((reply, error) -> {
             if (error != null) {
-                throw Failures.commandFailed("force release", target.name(), target.key(), node, commandTimeoutMs, error);
+                throw Failures.commandFailed("force release", target, node, commandTimeoutMs, error);
             }
             return (Long) reply == 1L;
         });
     }
 
+    /** One script call per hash slot on a Cluster (a script's keys must share one), one call elsewhere. */
     @Override
-    public CompletableFuture<Renewal[]> renew(List<Hold> holds, long leaseMs) {
-        return Replies.renewOn(node, holds, leaseMs).handle((renewed, error) -> {
-            Renewal[] outcome = new Renewal[holds.size()];
-            for (int i = 0; i < outcome.length; i++) {
-                outcome[i] = error != null ? Renewal.UNKNOWN : renewed[i] == 1 ? Renewal.RENEWED : Renewal.GONE;
+    public CompletableFuture<Renewal[]> renew(List<HeldLock> holds, long leaseMs) {
+        Renewal[] outcome = new Renewal[holds.size()];
+        Map<Integer, List<Integer>> bySlot = new HashMap<>();
+        for (int i = 0; i < holds.size(); i++) {
+            bySlot.computeIfAbsent(node.slot(holds.get(i).target().key()), slot -> new ArrayList<>()).add(i);
+        }
+        List<CompletableFuture<Void>> calls = new ArrayList<>();
+        for (List<Integer> indexes : bySlot.values()) {
+            List<HeldLock> batch = indexes.stream().map(holds::get).toList();
+            calls.add(acknowledgedRenewals(batch, Replies.renewOn(node, batch, leaseMs)).handle((renewed, error) -> {
+                for (int j = 0; j < indexes.size(); j++) {
+                    outcome[indexes.get(j)] = error != null ? Renewal.UNKNOWN
+                            : renewed[j] == 1 ? Renewal.RENEWED : Renewal.GONE;
+                }
+                return null;
+            }));
+        }
+        return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).thenApply(done -> outcome);
+    }
+
+    /**
+     * The renewals once enough replicas acknowledged them (one WAIT per batch); when too few did,
+     * none of the batch counts as renewed (outcome unknown: validity not moved forward).
+     */
+    private CompletableFuture<long[]> acknowledgedRenewals(List<HeldLock> holds, CompletableFuture<long[]> renewed) {
+        if (!replicaAcks.enabled()) {
+            return renewed;
+        }
+        return renewed.thenCompose(outcomes -> {
+            if (java.util.Arrays.stream(outcomes).noneMatch(outcome -> outcome == 1)) {
+                return CompletableFuture.completedFuture(outcomes);
             }
-            return outcome;
+            return node.waitForReplicas(holds.get(0).target().key(), replicaAcks.replicas(), replicaAcks.timeout())
+                    .thenApply(acked -> {
+                        if (acked >= replicaAcks.replicas()) {
+                            return outcomes;
+                        }
+                        String what = "renewal of " + holds.size() + " hold(s) on " + node.address() + " not counted: "
+                                + unacknowledged(acked);
+                        LOG.warn("{}; their validity is not extended", what);
+                        throw new LockBackendException(what);
+                    });
         });
     }
 
@@ -132,7 +224,7 @@ final class SingleNodeStore implements LockStore {
     public CompletableFuture<LockState> inspect(LockTarget target, LockKind kind) {
         return kind.inspect(target).on(node).handle((reply, error) -> {
             if (error != null) {
-                throw Failures.commandFailed("inspect", target.name(), target.key(), node, commandTimeoutMs, error);
+                throw Failures.commandFailed("inspect", target, node, commandTimeoutMs, error);
             }
             return Replies.state((List<?>) reply);
         });

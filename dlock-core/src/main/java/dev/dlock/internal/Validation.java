@@ -1,13 +1,21 @@
 package dev.dlock.internal;
 
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 /** Argument checks shared by the API; each message names the bad value. */
 public final class Validation {
 
     /** The longest lease or wait dlock accepts; anything longer is almost surely a unit mistake. */
     public static final Duration MAX_DURATION = Duration.ofDays(365);
+    private static final Pattern REDIS_URL = Pattern.compile("^(redis|rediss|redis-socket|redis-sentinel|rediss-sentinel)://.+");
+    private static final Pattern SENTINEL_HOST = Pattern.compile("[^:,/@?]+(:[0-9]{1,5})?");
+    private static final String EXPECTED_URL = "; expected redis://[user:password@]host:port[/db], rediss://... for TLS, or "
+            + "redis-sentinel://[password@]host:port[,host:port...][/db]?sentinelMasterId=NAME";
+    private static final int DEFAULT_REDIS_PORT = 6379;
 
     private Validation() {
     }
@@ -64,5 +72,87 @@ public final class Validation {
                     + " characters starting '" + name.substring(0, 32) + "...'");
         }
         return name;
+    }
+
+    /**
+     * A Redis URL, or an exception whose message starts with the quoted value (so that a caller
+     * can put where it came from in front). Refuses what the client library would misread rather
+     * than reject: without a scheme it fails obscurely, and a port that is not a number becomes
+     * part of a host name that DNS then cannot find.
+     */
+    public static String redisUri(String uri) {
+        if (uri == null || !REDIS_URL.matcher(uri).matches()) {
+            throw new IllegalArgumentException("'" + uri + "' is not a Redis URL" + EXPECTED_URL);
+        }
+        if (uri.startsWith("redis-sentinel://") || uri.startsWith("rediss-sentinel://")) {
+            checkSentinelUri(uri);
+        } else if (!uri.startsWith("redis-socket://")) {
+            try {
+                if (new URI(uri).getHost() == null) {
+                    throw new IllegalArgumentException("'" + uri + "' is not a Redis URL: no host, or a port that is "
+                            + "not a number" + EXPECTED_URL);
+                }
+            } catch (URISyntaxException e) {
+                throw new IllegalArgumentException("'" + uri + "' is not a Redis URL: " + e.getMessage() + EXPECTED_URL, e);
+            }
+        }
+        return uri;
+    }
+
+    /**
+     * A node of a Redis Cluster: a {@code redis://} or {@code rediss://} URL as {@link #redisUri}
+     * takes it (a cluster is found through its nodes, not through sentinels or a socket).
+     */
+    public static String clusterNodeUri(String uri) {
+        redisUri(uri);
+        if (!uri.startsWith("redis://") && !uri.startsWith("rediss://")) {
+            throw new IllegalArgumentException("'" + uri + "' is not the URL of a cluster node: expected "
+                    + "redis://[[user]:password@]host[:port] or rediss://...");
+        }
+        return uri;
+    }
+
+    /** A Sentinel URL: every sentinel is host[:port], and the master's name is given. */
+    private static void checkSentinelUri(String uri) {
+        String rest = uri.substring(uri.indexOf("://") + 3);
+        int at = rest.lastIndexOf('@', rest.indexOf('?') < 0 ? rest.length() : rest.indexOf('?'));
+        String afterCredentials = at < 0 ? rest : rest.substring(at + 1);
+        int end = afterCredentials.length();
+        for (char stop : new char[] {'/', '?', '#'}) {
+            int index = afterCredentials.indexOf(stop);
+            if (index >= 0) {
+                end = Math.min(end, index);
+            }
+        }
+        for (String sentinel : afterCredentials.substring(0, end).split(",", -1)) {
+            if (!SENTINEL_HOST.matcher(sentinel).matches()) {
+                throw new IllegalArgumentException("'" + uri + "' is not a Redis URL: sentinel '" + sentinel
+                        + "' is not host[:port]" + EXPECTED_URL);
+            }
+        }
+        if (!afterCredentials.contains("sentinelMasterId=")) {
+            throw new IllegalArgumentException("'" + uri + "' is not a Redis URL: a Sentinel URL needs "
+                    + "?sentinelMasterId=NAME (the master's name in the sentinels)" + EXPECTED_URL);
+        }
+    }
+
+    /** The server a checked Redis URL points at ({@code host:port}, or the socket path), to tell servers apart. */
+    static String redisServer(String checkedUri) {
+        if (checkedUri.contains("-sentinel://")) {
+            String rest = checkedUri.substring(checkedUri.indexOf("://") + 3);
+            rest = rest.substring(rest.lastIndexOf('@', rest.indexOf('?') < 0 ? rest.length() : rest.indexOf('?')) + 1);
+            return "sentinels " + rest.split("[/?#]", 2)[0].toLowerCase(java.util.Locale.ROOT);
+        }
+        URI parsed = URI.create(checkedUri);
+        if (checkedUri.startsWith("redis-socket://")) {
+            return parsed.getPath();
+        }
+        return parsed.getHost().toLowerCase(java.util.Locale.ROOT) + ":"
+                + (parsed.getPort() < 0 ? DEFAULT_REDIS_PORT : parsed.getPort());
+    }
+
+    /** The message for a URL the client library refused although it passed {@link #redisUri}. */
+    static String unreadableRedisUri(String uri, String reason) {
+        return "'" + uri + "' is not a Redis URL: " + reason + EXPECTED_URL;
     }
 }

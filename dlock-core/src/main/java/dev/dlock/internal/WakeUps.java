@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 /**
  * Pub/sub subscriptions shared by all waiters of a client: one per lock channel, counted by
@@ -23,6 +24,8 @@ final class WakeUps implements RedisNode.Listener {
     private final List<RedisNode> nodes;
     private final long subscribeTimeoutMs;
     private final ConcurrentHashMap<String, Channel> channels = new ConcurrentHashMap<>();
+    /** Channels with a handler of their own for every message (the client's holder channel), not waiters. */
+    private final ConcurrentHashMap<String, Consumer<String>> handled = new ConcurrentHashMap<>();
 
     WakeUps(List<RedisNode> nodes, long subscribeTimeoutMs) {
         this.nodes = nodes;
@@ -100,17 +103,45 @@ final class WakeUps implements RedisNode.Listener {
         return ready;
     }
 
+    /**
+     * Subscribes on every node for good (the pub/sub links subscribe again after a reconnect) and
+     * hands each message to {@code handler}, on the link's thread: it must not block.
+     */
+    CompletableFuture<Void> listen(String channelName, Consumer<String> handler) {
+        handled.put(channelName, handler);
+        return subscribeAnywhere(channelName);
+    }
+
     @Override
     public void onMessage(String channelName, String message) {
+        Consumer<String> handler = handled.get(channelName);
+        if (handler != null) {
+            handler.accept(message);
+            return;
+        }
         Channel channel = channels.get(channelName);
         if (channel != null) {
             channel.fire(message);
         }
     }
 
+    /**
+     * Fires every channel now (a release may have been missed while the link was down) and again
+     * once the channel is subscribed anew by this client's own SUBSCRIBE: Lettuce subscribes again
+     * after the link is up, and a release published in between would be lost, costing a waiter the
+     * holder's whole lease.
+     */
     @Override
     public void onReconnected() {
-        channels.values().forEach(channel -> channel.fire(null));
+        channels.values().forEach(channel -> {
+            channel.fire(null);
+            subscribeAnywhere(channel.name).whenComplete((ok, error) -> {
+                if (channels.get(channel.name) == channel) {
+                    channel.fire(null);
+                }
+            });
+        });
+        handled.keySet().forEach(this::subscribeAnywhere);
     }
 
     static final class Channel {

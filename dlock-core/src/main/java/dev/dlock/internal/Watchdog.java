@@ -11,30 +11,40 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Renews the leases of all watchdog holds of a client together: one timer per client (not per
- * lock) fires every third of the lease and renews the holds in batches of {@link #BATCH} keys per
+ * lock) fires every third of the lease and renews the holds in batches (500 keys by default) per
  * script call. A hold whose key is gone or owned by someone else is lost at once; a hold that
  * cannot be renewed because Redis does not answer is lost when its known validity runs out (a
  * timer set at the failed renewal fires then, unless a later renewal has moved the validity on).
+ * A hold lost by any path leaves the watchdog by itself.
  */
 final class Watchdog {
 
-    static final int BATCH = 500;
-
-    private final LockEngine engine;
+    private final LockStore store;
+    private final Ticker ticker;
+    private final HoldLosses losses;
     private final long leaseMs;
+    private final int batchSize;
     private final Set<Hold> holds = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean renewing = new AtomicBoolean();
     private final ScheduledFuture<?> timer;
 
-    Watchdog(LockEngine engine, long leaseMs) {
-        this.engine = engine;
+    /**
+     * @param leaseMs   the lease every renewal sets
+     * @param batchSize holds per renewal script call
+     */
+    Watchdog(LockStore store, Ticker ticker, HoldLosses losses, long leaseMs, int batchSize) {
+        this.store = store;
+        this.ticker = ticker;
+        this.losses = losses;
         this.leaseMs = leaseMs;
+        this.batchSize = batchSize;
         long periodMs = Math.max(1, leaseMs / 3);
-        this.timer = engine.scheduler().scheduleAtFixedRate(this::renewAll, periodMs, periodMs, TimeUnit.MILLISECONDS);
+        this.timer = ticker.scheduleAtFixedRate(this::renewAll, periodMs, periodMs, TimeUnit.MILLISECONDS);
     }
 
     void add(Hold hold) {
         holds.add(hold);
+        hold.onLoss(() -> holds.remove(hold));
     }
 
     /** After this returns no renewal of the hold is sent. */
@@ -57,8 +67,8 @@ final class Watchdog {
         try {
             List<Hold> all = new ArrayList<>(holds);
             List<CompletableFuture<?>> batches = new ArrayList<>();
-            for (int from = 0; from < all.size(); from += BATCH) {
-                batches.add(renew(all.subList(from, Math.min(all.size(), from + BATCH))));
+            for (int from = 0; from < all.size(); from += batchSize) {
+                batches.add(renew(all.subList(from, Math.min(all.size(), from + batchSize))));
             }
             CompletableFuture.allOf(batches.toArray(CompletableFuture[]::new))
                     .whenComplete((ok, error) -> renewing.set(false));
@@ -69,17 +79,17 @@ final class Watchdog {
     }
 
     private CompletableFuture<?> renew(List<Hold> batch) {
-        long sentAtNanos = System.nanoTime();
-        return engine.store().renew(batch, leaseMs).whenComplete((outcomes, error) -> {
+        long sentAtNanos = ticker.nanoTime();
+        return store.renew(batch.stream().map(Hold::snapshot).toList(), leaseMs).whenComplete((outcomes, error) -> {
             List<Unrenewed> unrenewed = new ArrayList<>();
             for (int i = 0; i < batch.size(); i++) {
                 Hold hold = batch.get(i);
                 Renewal outcome = error != null ? Renewal.UNKNOWN : outcomes[i];
                 if (outcome == Renewal.RENEWED) {
-                    hold.validUntilNanos = engine.store().validUntilNanos(sentAtNanos, leaseMs);
+                    hold.validUntilNanos = store.validUntilNanos(sentAtNanos, leaseMs);
                 } else if (outcome == Renewal.GONE) {
                     if (holds.remove(hold)) {
-                        engine.lost(hold, "the watchdog found its key gone or owned by another owner "
+                        losses.lost(hold, "the watchdog found its key gone or owned by another owner "
                                 + "(lease expired or force-released)");
                     }
                 } else {
@@ -104,7 +114,7 @@ final class Watchdog {
      */
     private void loseWhenExpired(List<Unrenewed> unrenewed, Throwable error) {
         List<Unrenewed> pending = new ArrayList<>();
-        long now = System.nanoTime();
+        long now = ticker.nanoTime();
         long earliestEnd = Long.MAX_VALUE;
         for (Unrenewed entry : unrenewed) {
             Hold hold = entry.hold();
@@ -120,13 +130,13 @@ final class Watchdog {
             }
         }
         if (!pending.isEmpty()) {
-            engine.scheduler().schedule(() -> loseWhenExpired(pending, error), earliestEnd, TimeUnit.NANOSECONDS);
+            ticker.schedule(() -> loseWhenExpired(pending, error), earliestEnd, TimeUnit.NANOSECONDS);
         }
     }
 
     private void lostUnrenewed(Hold hold, Throwable error) {
         if (holds.remove(hold)) {
-            engine.lost(hold, "its lease could not be renewed before it ran out"
+            losses.lost(hold, "its lease could not be renewed before it ran out"
                     + (error != null ? ": " + Failures.unwrap(error).getMessage() : " (no quorum answered)"));
         }
     }

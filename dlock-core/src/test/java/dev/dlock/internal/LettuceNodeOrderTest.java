@@ -20,6 +20,8 @@ class LettuceNodeOrderTest {
     @RegisterExtension
     static final RedisServers redis = RedisServers.standalone();
 
+    private static final Settings SETTINGS = new Settings.Builder().commandTimeout(Duration.ofSeconds(5)).build();
+
     /**
      * The Redlock race of FairLockTest, made deterministic: an acquire is issued on node B from a
      * caller's thread while the I/O thread is busy (Netty queues it), then a reply callback on that
@@ -30,8 +32,8 @@ class LettuceNodeOrderTest {
     void anAbandonSentFromAReplyCallbackReachesRedisAfterTheAcquireIssuedBeforeIt() throws Exception {
         RedisServer server = redis.server();
         ClientResources resources = DefaultClientResources.builder().ioThreadPoolSize(1).build();
-        LettuceNode nodeA = new LettuceNode(resources, RedisURI.create(server.uri()), Duration.ofSeconds(5), false);
-        LettuceNode nodeB = new LettuceNode(resources, RedisURI.create(server.uri()), Duration.ofSeconds(5), false);
+        LettuceNode nodeA = new LettuceNode(resources, RedisURI.create(server.uri()), SETTINGS, false);
+        LettuceNode nodeB = new LettuceNode(resources, RedisURI.create(server.uri()), SETTINGS, false);
         try {
             // the scripts are cached before the race (a NOSCRIPT retry is late by design)
             nodeB.eval(LuaScript.ABANDON, new String[] {"dlock:{order}"}, "nobody", "dlock:{order}:released", "0")

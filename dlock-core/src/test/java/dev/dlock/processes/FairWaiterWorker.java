@@ -1,7 +1,9 @@
 package dev.dlock.processes;
 
 import dev.dlock.DistributedLock;
+import dev.dlock.LockBackendException;
 import dev.dlock.LockClient;
+import dev.dlock.LockClientBuilder;
 import java.time.Duration;
 
 /**
@@ -13,17 +15,32 @@ import java.time.Duration;
 public final class FairWaiterWorker {
     public static void main(String[] args) throws InterruptedException {
         String[] uris = args[0].split(",");
-        LockClient.Builder builder = uris.length > 1
+        LockClientBuilder builder = uris.length > 1
                 ? LockClient.builder().redlockNodes(uris).redlockNodeTimeout(Duration.ofMillis(200))
                 : LockClient.builder().redisUri(uris[0]);
-        LockClient client = builder
-                .waiterTimeout(Duration.ofMillis(Long.parseLong(args[2])))
-                .commandTimeout(Duration.ofMillis(200))
-                .build();
+        builder.waiterTimeout(Duration.ofMillis(Long.parseLong(args[2]))).commandTimeout(Duration.ofMillis(200));
+        LockClient client = connect(builder);
         DistributedLock lock = client.getFairLock(args[1]);
         System.out.println("WAITING");
         lock.lock(Duration.ofMillis(Long.parseLong(args[3])));
         System.out.println("HOLDING " + lock.fencingToken());
         Thread.sleep(Long.MAX_VALUE);
+    }
+
+    /**
+     * The 200 ms command timeout also bounds the connection handshake, which a JVM that has just
+     * started on a loaded machine can miss: try again for a while rather than never queue.
+     */
+    private static LockClient connect(LockClientBuilder builder) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (true) {
+            try {
+                return builder.build();
+            } catch (LockBackendException e) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+            }
+        }
     }
 }

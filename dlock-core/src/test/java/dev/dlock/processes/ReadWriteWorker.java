@@ -2,6 +2,7 @@ package dev.dlock.processes;
 
 import dev.dlock.DistributedReadWriteLock;
 import dev.dlock.LockClient;
+import dev.dlock.LockClientBuilder;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -21,7 +22,9 @@ import java.util.concurrent.locks.LockSupport;
  * Keys: rw:readers, rw:writers (inside now), rw:readers-by (hash: this process's pid → its readers
  * inside now), rw:most-readers (most readers ever inside at once), rw:most-processes (most
  * processes with a reader inside at once), rw:violations, rw:overlaps, rw:reads, rw:writes.
- * Prints "DONE" and exits 0.
+ * Start barrier: once connected it pushes its pid to rw:ready and waits (BLPOP rw:go) until the test
+ * pushes one token per worker, so that the workers' runs overlap even when one JVM starts much
+ * later than the other on a loaded machine. Prints "DONE" and exits 0.
  */
 public final class ReadWriteWorker {
 
@@ -56,11 +59,15 @@ public final class ReadWriteWorker {
         long writePauseNanos = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(args[6]));
         String self = Long.toString(ProcessHandle.current().pid());
         RedisClient redis = RedisClient.create(uris[0]);
-        LockClient.Builder builder = uris.length > 1 ? LockClient.builder().redlockNodes(uris) : LockClient.builder().redisUri(uris[0]);
+        LockClientBuilder builder = uris.length > 1 ? LockClient.builder().redlockNodes(uris) : LockClient.builder().redisUri(uris[0]);
         try (LockClient client = builder.build();
              StatefulRedisConnection<String, String> connection = redis.connect()) {
             RedisCommands<String, String> commands = connection.sync();
             DistributedReadWriteLock lock = client.getReadWriteLock(args[1]);
+            commands.rpush("rw:ready", self);
+            if (commands.blpop(60, "rw:go") == null) {
+                throw new IllegalStateException("no go signal within 60 s");
+            }
             // counted from here, not from JVM start: on a loaded machine connecting alone can take
             // longer than the whole run, and the threads then never took the lock
             long endNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Long.parseLong(args[4]));

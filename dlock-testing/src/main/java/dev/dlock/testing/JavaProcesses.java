@@ -33,6 +33,9 @@ public final class JavaProcesses {
      * Starts {@code java -cp <java.class.path> mainClass args...} with the running JVM's java
      * executable and no extra JVM options.
      *
+     * @param mainClass class with a {@code public static void main(String[])}, on this JVM's class path
+     * @param args      program arguments
+     * @return the started process
      * @see #start(Path, List, Class, List)
      */
     public static JavaProcess start(Class<?> mainClass, List<String> args) {
@@ -48,6 +51,7 @@ public final class JavaProcesses {
      * @param jvmArgs options placed before the main class, e.g. {@code -Xmx64m}
      * @param mainClass class with a {@code public static void main(String[])}, on this JVM's class path
      * @param args program arguments
+     * @return the started process
      * @throws UncheckedIOException if the process or log file cannot be created
      */
     public static JavaProcess start(Path javaExecutable, List<String> jvmArgs, Class<?> mainClass, List<String> args) {
@@ -81,6 +85,7 @@ public final class JavaProcesses {
      * only for the environment variables, a missing {@code release} file falls back to running {@code
      * java -version}.
      *
+     * @param minFeatureVersion the lowest acceptable feature version, e.g. 21
      * @return the executable, or empty when no installed JDK qualifies
      */
     public static Optional<Path> findJava(int minFeatureVersion) {

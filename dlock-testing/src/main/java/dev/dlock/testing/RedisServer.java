@@ -2,17 +2,12 @@ package dev.dlock.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * A real {@code redis-server} child process listening on a private loopback port.
@@ -31,27 +26,20 @@ import java.util.concurrent.TimeoutException;
  */
 public final class RedisServer implements AutoCloseable {
 
-    private static final String HOST = "127.0.0.1";
-    private static final Duration START_TIMEOUT = Duration.ofSeconds(10);
-    private static final Duration RESTART_BIND_TIMEOUT = Duration.ofSeconds(5);
+    /** The only address the servers bind. */
+    static final String HOST = "127.0.0.1";
     private static final Duration COMMAND_READ_TIMEOUT = Duration.ofSeconds(5);
-    private static final Duration PROBE_TIMEOUT = Duration.ofMillis(500);
-    private static final Duration POLL_INTERVAL = Duration.ofMillis(10);
-    private static final int START_PORT_ATTEMPTS = 5;
-    private static final int LOG_TAIL_LINES = 40;
 
+    private final RedisLaunch launch;
     private final int port;
-    private final Path dir;
-    private final List<String> extraArgs;
 
     private Process process;
     private volatile boolean paused;
     private volatile boolean closed;
 
-    private RedisServer(int port, Path dir, List<String> extraArgs, Process process) {
+    private RedisServer(RedisLaunch launch, int port, Process process) {
+        this.launch = launch;
         this.port = port;
-        this.dir = dir;
-        this.extraArgs = extraArgs;
         this.process = process;
     }
 
@@ -65,35 +53,46 @@ public final class RedisServer implements AutoCloseable {
      * tried (up to 5 ports).
      *
      * @param extraArgs extra {@code redis-server} arguments, one token per element
+     * @return the running server
      * @throws IllegalStateException if the server does not answer within about 10 s or exits early;
      *     the message contains the tail of its log
      * @throws UncheckedIOException if {@code redis-server} cannot be executed
      */
     public static RedisServer start(String... extraArgs) {
+        return start("redis-server", null, extraArgs);
+    }
+
+    /**
+     * Like {@link #start(String...)}, with another {@code redis-server} binary than the one on the
+     * {@code PATH}.
+     *
+     * @param executable the {@code redis-server} binary to run
+     * @param extraArgs  extra {@code redis-server} arguments, one token per element
+     * @return the running server
+     * @throws IllegalStateException if the server does not answer within about 10 s or exits early
+     * @throws UncheckedIOException if {@code executable} cannot be executed
+     */
+    public static RedisServer start(Path executable, String... extraArgs) {
+        return start(executable.toString(), null, extraArgs);
+    }
+
+    /**
+     * Like {@link #start(String...)} but with a config file as the first argument, which Sentinel
+     * mode requires (it rewrites the file with what it learns). The file is not deleted on close.
+     */
+    static RedisServer startWithConfig(Path configFile, String... extraArgs) {
+        return start("redis-server", configFile, extraArgs);
+    }
+
+    private static RedisServer start(String executable, Path configFile, String... extraArgs) {
         List<String> args = List.copyOf(List.of(extraArgs));
         Path dir = createTempDir();
         try {
-            IllegalStateException lastBindFailure = null;
-            for (int attempt = 0; attempt < START_PORT_ATTEMPTS; attempt++) {
-                int port = freePort();
-                long logOffset = logSize(dir);
-                Process process = launch(port, dir, args);
-                Launch result = awaitReady(process, port, dir, logOffset, START_TIMEOUT);
-                if (result == Launch.READY) {
-                    RedisServer server = new RedisServer(port, dir, args, process);
-                    ProcessReaper.registerDirectory(dir);
-                    return server;
-                }
-                stopQuietly(process);
-                if (result == Launch.PORT_TAKEN) {
-                    lastBindFailure = failure("port " + port + " was taken before redis-server could bind it", dir);
-                    continue;
-                }
-                throw failure(result == Launch.TIMED_OUT
-                        ? "redis-server on port " + port + " did not answer PING within " + START_TIMEOUT.toSeconds() + " s"
-                        : "redis-server on port " + port + " exited with code " + process.exitValue(), dir);
-            }
-            throw lastBindFailure;
+            RedisLaunch launch = new RedisLaunch(executable, configFile, args, dir);
+            RedisLaunch.Started started = launch.onFreePort();
+            RedisServer server = new RedisServer(launch, started.port(), started.process());
+            ProcessReaper.registerDirectory(dir);
+            return server;
         } catch (RuntimeException | Error e) {
             deleteQuietly(dir, e);
             throw e;
@@ -141,7 +140,7 @@ public final class RedisServer implements AutoCloseable {
      */
     public synchronized void kill() {
         // SIGKILL ends a stopped process too; no SIGCONT needed.
-        stopQuietly(process);
+        ProcessReaper.killAndWait(process);
         ProcessReaper.unregister(process);
         paused = false;
     }
@@ -155,9 +154,9 @@ public final class RedisServer implements AutoCloseable {
      */
     public synchronized void pause() {
         requireRunning("pause");
-        signal("-STOP");
+        ProcessSignals.send(process, "-STOP");
         paused = true;
-        awaitProcState(true);
+        ProcessSignals.awaitStopped(process, true);
     }
 
     /**
@@ -170,9 +169,9 @@ public final class RedisServer implements AutoCloseable {
             return;
         }
         // Sent even when not flagged paused: someone may have stopped the process outside the harness.
-        signal("-CONT");
+        ProcessSignals.send(process, "-CONT");
         paused = false;
-        awaitProcState(false);
+        ProcessSignals.awaitStopped(process, false);
     }
 
     /**
@@ -192,27 +191,14 @@ public final class RedisServer implements AutoCloseable {
             resume();
         }
         kill();
-        long deadline = System.nanoTime() + RESTART_BIND_TIMEOUT.toNanos();
-        while (true) {
-            long logOffset = logSize(dir);
-            Process next = launch(port, dir, extraArgs);
-            Launch result = awaitReady(next, port, dir, logOffset, START_TIMEOUT);
-            if (result == Launch.READY) {
-                process = next;
-                return;
-            }
-            stopQuietly(next);
-            if (result != Launch.PORT_TAKEN || System.nanoTime() - deadline >= 0) {
-                throw failure("could not restart redis-server on port " + port + " (" + result + ")", dir);
-            }
-            backoff(Duration.ofMillis(100));
-        }
+        process = launch.restartOn(port);
     }
 
     /**
      * Sends one command over a fresh connection (1 s connect timeout, 5 s read timeout) and returns
      * the parsed RESP2 reply.
      *
+     * @param args the command and its arguments, one token per element
      * @return a {@code String} for simple and bulk strings ({@code null} for a nil bulk string), a
      *     {@code Long} for integers, a {@code List<Object>} for arrays ({@code null} for a nil array);
      *     an error nested inside an array is returned as a {@link RedisReplyException} element
@@ -229,12 +215,17 @@ public final class RedisServer implements AutoCloseable {
      * {@linkplain #pause() paused} server does not answer without waiting the default 5 s.
      *
      * @param readTimeout how long to wait for the reply after sending, at least 1 ms
+     * @param args        the command and its arguments, one token per element
+     * @return the parsed reply, as for {@link #command(String...)}
      */
     public Object command(Duration readTimeout, String... args) {
         return Resp.call(HOST, port, Resp.CONNECT_TIMEOUT, readTimeout, args);
     }
 
-    /** @return the keys matching a glob {@code pattern} ({@code KEYS}), sorted; fine for test data sizes */
+    /**
+     * @param pattern a Redis glob
+     * @return the keys matching {@code pattern} ({@code KEYS}), sorted; fine for test data sizes
+     */
     @SuppressWarnings("unchecked")
     public List<String> keys(String pattern) {
         List<Object> reply = (List<Object>) command("KEYS", pattern);
@@ -253,7 +244,7 @@ public final class RedisServer implements AutoCloseable {
 
     /** @return the path of the server log ({@code redis.log} in the temp directory); gone after close */
     public Path logFile() {
-        return dir.resolve("redis.log");
+        return launch.log().file();
     }
 
     /**
@@ -267,8 +258,8 @@ public final class RedisServer implements AutoCloseable {
         }
         kill();
         closed = true;
-        ProcessReaper.deleteRecursively(dir);
-        ProcessReaper.unregisterDirectory(dir);
+        ProcessReaper.deleteRecursively(launch.dir());
+        ProcessReaper.unregisterDirectory(launch.dir());
     }
 
     @Override
@@ -278,171 +269,15 @@ public final class RedisServer implements AutoCloseable {
 
     // ---------------------------------------------------------------------------------------------
 
-    private enum Launch { READY, PORT_TAKEN, EXITED, TIMED_OUT }
-
-    private static Process launch(int port, Path dir, List<String> extraArgs) {
-        List<String> cmd = new ArrayList<>(List.of(
-                "redis-server",
-                "--port", Integer.toString(port),
-                "--bind", HOST,
-                "--save", "",
-                "--appendonly", "no",
-                "--daemonize", "no",
-                "--dir", dir.toString(),
-                "--logfile", dir.resolve("redis.log").toString()));
-        cmd.addAll(extraArgs);
-        ProcessBuilder pb = new ProcessBuilder(cmd)
-                .redirectErrorStream(true)
-                // Config errors are printed before the log file is opened; keep them for failure messages.
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("redis.out").toFile()))
-                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
-        try {
-            Process process = pb.start();
-            ProcessReaper.register(process);
-            return process;
-        } catch (IOException e) {
-            throw new UncheckedIOException("Could not run redis-server (is it on the PATH?): " + e.getMessage(), e);
-        }
-    }
-
-    /**
-     * Polls until the freshly launched process answers PING. Checks the process id reported by the
-     * server, because when our process failed to bind, another Redis that owns the port would answer.
-     */
-    private static Launch awaitReady(Process process, int port, Path dir, long logOffset, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        String expectedPid = "process_id:" + process.pid();
-        while (true) {
-            if (!process.isAlive()) {
-                // Only this launch's part of the log: earlier attempts in the same dir may have hit a taken port.
-                return logSince(dir, logOffset).contains("Address already in use") ? Launch.PORT_TAKEN : Launch.EXITED;
-            }
-            try {
-                Object info = Resp.call(HOST, port, PROBE_TIMEOUT, PROBE_TIMEOUT, "INFO", "server");
-                if (info instanceof String && ((String) info).contains(expectedPid + "\r\n")) {
-                    return Launch.READY;
-                }
-                // Someone else answered on this port; our process will fail to bind and exit.
-            } catch (UncheckedIOException | RedisReplyException notYet) {
-                // not listening yet (or a LOADING error): keep polling
-            }
-            if (System.nanoTime() - deadline >= 0) {
-                return Launch.TIMED_OUT;
-            }
-            waitOrExit(process, POLL_INTERVAL);
-        }
-    }
-
-    /** Waits up to {@code max} but returns as soon as the process exits. */
-    private static void waitOrExit(Process process, Duration max) {
-        try {
-            process.onExit().get(max.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException | ExecutionException expected) {
-            // the usual case: the process is still running
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for redis-server", e);
-        }
-    }
-
-    private static void backoff(Duration duration) {
-        try {
-            Thread.sleep(duration.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while retrying", e);
-        }
-    }
-
-    private static long logSize(Path dir) {
-        try {
-            Path log = dir.resolve("redis.log");
-            return Files.exists(log) ? Files.size(log) : 0;
-        } catch (IOException e) {
-            return 0;
-        }
-    }
-
-    private static String logSince(Path dir, long offset) {
-        try (java.io.RandomAccessFile file = new java.io.RandomAccessFile(dir.resolve("redis.log").toFile(), "r")) {
-            long length = file.length();
-            byte[] bytes = new byte[(int) Math.max(0, Math.min(1 << 20, length - offset))];
-            file.seek(Math.min(offset, length));
-            file.readFully(bytes);
-            return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            return "";
-        }
-    }
-
-    private static void stopQuietly(Process process) {
-        ProcessReaper.killAndWait(process);
-    }
-
     private void requireRunning(String action) {
         if (!isRunning()) {
             throw new IllegalStateException("cannot " + action + " " + this + ": not running");
         }
     }
 
-    private void signal(String signal) {
-        try {
-            Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid()))
-                    .redirectErrorStream(true)
-                    .start();
-            String output = new String(kill.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-            if (!kill.waitFor(5, TimeUnit.SECONDS)) {
-                kill.destroyForcibly();
-                throw new IllegalStateException("kill " + signal + " " + process.pid() + " timed out");
-            }
-            if (kill.exitValue() != 0) {
-                throw new IllegalStateException("kill " + signal + " " + process.pid() + " failed: " + output.strip());
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not run kill " + signal, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while sending " + signal, e);
-        }
-    }
-
-    /**
-     * Waits until /proc reports the process stopped (state T) or not. kill(1) returns once the signal
-     * is queued, not when it has taken effect; without /proc (non-Linux) this returns immediately.
-     */
-    private void awaitProcState(boolean stopped) {
-        Path stat = Path.of("/proc", Long.toString(process.pid()), "stat");
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (process.isAlive() && Files.exists(stat)) {
-            String state = procState(stat);
-            if (state == null || state.equals("T") == stopped) {
-                return;
-            }
-            if (System.nanoTime() - deadline >= 0) {
-                throw new IllegalStateException("process " + process.pid() + " did not become "
-                        + (stopped ? "stopped" : "running") + ", state " + state);
-            }
-            waitOrExit(process, Duration.ofMillis(1));
-        }
-    }
-
-    private static String procState(Path stat) {
-        try {
-            String s = Files.readString(stat);
-            // Format: "pid (comm) S ..."; comm may contain spaces and parentheses, so split at the last ')'.
-            int close = s.lastIndexOf(')');
-            return close < 0 || close + 2 >= s.length() ? null : s.substring(close + 2, close + 3);
-        } catch (IOException e) {
-            return null;
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free loopback port", e);
-        }
+    /** @return a port free a moment ago on the loopback address, for a server's other listeners */
+    static int freePort() {
+        return FreePorts.next();
     }
 
     private static Path createTempDir() {
@@ -451,12 +286,6 @@ public final class RedisServer implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("could not create a temp dir for redis-server", e);
         }
-    }
-
-    private static IllegalStateException failure(String message, Path dir) {
-        return new IllegalStateException(message
-                + "\n--- redis.log (tail) ---\n" + ProcessReaper.tail(dir.resolve("redis.log"), LOG_TAIL_LINES)
-                + "\n--- stdout/stderr (tail) ---\n" + ProcessReaper.tail(dir.resolve("redis.out"), LOG_TAIL_LINES));
     }
 
     private static void deleteQuietly(Path dir, Throwable primary) {

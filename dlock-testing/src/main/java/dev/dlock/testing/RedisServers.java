@@ -84,7 +84,10 @@ public final class RedisServers
         return get(0);
     }
 
-    /** @return the server at {@code index}, 0-based */
+    /**
+     * @param index 0-based position in the order the servers were started
+     * @return the server at {@code index}
+     */
     public synchronized RedisServer get(int index) {
         return started().get(index);
     }

@@ -1,67 +1,84 @@
 package dev.dlock.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
-import java.util.stream.Collectors;
-import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Nested;
-import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** Lifecycle of the extension; the test order matters: later tests check what afterEach repaired. */
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+/**
+ * Lifecycle of the extension. Each test drives an extension of its own through the callbacks JUnit
+ * would call (which do not read their context), so no test depends on another one having run.
+ */
 class RedisServersTest {
 
     @RegisterExtension
-    static final RedisServers redis = RedisServers.masters(2).withArgs("--maxmemory", "20mb");
-
-    private static List<Integer> ports;
+    static final RedisServers redis = RedisServers.standalone();
 
     @Test
-    @Order(1)
-    void breakServers() {
-        ports = redis.all().stream().map(RedisServer::port).collect(Collectors.toList());
-        redis.get(0).command("SET", "k", "v");
-        redis.get(1).command("SET", "k", "v");
-        redis.get(0).kill();
-        redis.get(1).pause();
+    void classScopedServersComeBackHealthyAndEmptyOnTheSamePortsAfterEachTest() {
+        RedisServers servers = RedisServers.masters(2).withArgs("--maxmemory", "20mb");
+        servers.beforeAll(null);
+        List<RedisServer> started = servers.all();
+        try {
+            List<Integer> ports = started.stream().map(RedisServer::port).toList();
+            servers.get(0).command("SET", "k", "v");
+            servers.get(1).command("SET", "k", "v");
+            servers.get(0).kill();
+            servers.get(1).pause();
+
+            servers.afterEach(null);
+
+            assertThat(servers.all().stream().map(RedisServer::port)).containsExactlyElementsOf(ports);
+            for (RedisServer server : servers.all()) {
+                assertThat(server.isRunning()).isTrue();
+                assertThat(server.isPaused()).isFalse();
+                assertThat(server.keys("*")).isEmpty();
+                assertThat(server.command("CONFIG", "GET", "maxmemory")).isEqualTo(List.of("maxmemory", "20971520"));
+            }
+        } finally {
+            servers.afterAll(null);
+        }
+        assertThat(started).noneMatch(RedisServer::isRunning);
     }
 
     @Test
-    @Order(2)
-    void afterEachRestoredHealthyEmptyServersOnTheSamePorts() {
-        assertThat(redis.all().stream().map(RedisServer::port)).containsExactlyElementsOf(ports);
-        for (RedisServer server : redis.all()) {
-            assertThat(server.isRunning()).isTrue();
-            assertThat(server.isPaused()).isFalse();
-            assertThat(server.keys("*")).isEmpty();
-            assertThat(server.command("CONFIG", "GET", "maxmemory")).isEqualTo(List.of("maxmemory", "20971520"));
+    void anInstanceFieldGivesEachTestItsOwnServerAndStopsItAfterwards() {
+        RedisServers own = RedisServers.standalone();
+        own.beforeEach(null);
+        RedisServer first = own.server();
+        assertThat(first.command("PING")).isEqualTo("PONG");
+        own.afterEach(null);
+        assertThat(first.isRunning()).isFalse();
+        assertThatThrownBy(own::server).isInstanceOf(IllegalStateException.class);
+
+        own.beforeEach(null);
+        try {
+            RedisServer second = own.server();
+            assertThat(second).isNotSameAs(first);
+            assertThat(second.command("PING")).isEqualTo("PONG");
+        } finally {
+            own.afterEach(null);
         }
     }
 
+    @Test
+    void accessorsSayTheServersAreNotRunningBeforeJUnitStartsThem() {
+        RedisServers notStarted = RedisServers.standalone();
+        assertThatThrownBy(notStarted::server).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("@RegisterExtension");
+        assertThatThrownBy(notStarted::uris).isInstanceOf(IllegalStateException.class);
+    }
+
     @Nested
-    class InstanceField {
+    class NestedClass {
 
-        @RegisterExtension
-        final RedisServers own = RedisServers.standalone();
-
-        private static RedisServer previous;
-
-        @RepeatedTest(2)
-        void eachTestGetsItsOwnServer() {
-            RedisServer server = own.server();
-            assertThat(server.command("PING")).isEqualTo("PONG");
-            if (previous != null) {
-                assertThat(server).isNotSameAs(previous);
-                assertThat(previous.isRunning()).isFalse();
-            }
-            previous = server;
-            // The enclosing class's static servers are still available in nested tests.
+        @Test
+        void seesTheEnclosingClassesServersRunning() {
             assertThat(redis.server().command("PING")).isEqualTo("PONG");
+            assertThat(redis.server().isRunning()).isTrue();
         }
     }
 }

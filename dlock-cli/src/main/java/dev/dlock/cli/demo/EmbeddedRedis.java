@@ -1,17 +1,14 @@
 package dev.dlock.cli.demo;
 
+import dev.dlock.testing.RedisServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -20,57 +17,40 @@ import java.util.stream.Stream;
 
 /**
  * A redis-server of the demo's own on a free loopback port, keeping nothing on disk: the one on
- * the PATH, else the binary bundled from {@code org.signal:embedded-redis} (Redis 7.0.15). Stopped
- * (SIGTERM, then SIGKILL) and its files deleted by {@link #close()}, which a shutdown hook also
- * runs when the demo is interrupted.
+ * the PATH, else the binary bundled from {@code org.signal:embedded-redis} (Redis 7.0.15). Started,
+ * awaited and stopped by the test harness's {@link RedisServer}, whose shutdown hook also stops it
+ * (and deletes its files) when the demo is interrupted.
  */
 final class EmbeddedRedis implements AutoCloseable {
 
-    private static final Duration START_TIMEOUT = Duration.ofSeconds(10);
     private static final Pattern VERSION = Pattern.compile("v=(\\S+)");
 
-    private final Process process;
-    private final Path dir;
-    private final int port;
+    private final RedisServer server;
+    private final Path extracted;
     private final String description;
-    private final Thread stopOnExit;
 
-    private EmbeddedRedis(Process process, Path dir, int port, String description) {
-        this.process = process;
-        this.dir = dir;
-        this.port = port;
+    private EmbeddedRedis(RedisServer server, Path extracted, String description) {
+        this.server = server;
+        this.extracted = extracted;
         this.description = description;
-        this.stopOnExit = new Thread(this::stop, "dlock-demo-redis-stop");
-        Runtime.getRuntime().addShutdownHook(stopOnExit);
     }
 
     /** @throws IllegalStateException no redis-server could be started */
     static EmbeddedRedis start() {
-        return start(findOnPath("redis-server"));
+        Path onPath = findOnPath("redis-server");
+        return onPath != null ? start(onPath, null, "from " + onPath) : startBundled();
     }
 
     /** The bundled binary even when the PATH has one: how a machine without redis-server fares. */
     static EmbeddedRedis startBundled() {
-        return start(null);
-    }
-
-    private static EmbeddedRedis start(Path onPath) {
         Path dir = createTempDir();
+        // deleted by close(), or on exit when the demo is interrupted (registered before its binary,
+        // so that the binary goes first)
+        dir.toFile().deleteOnExit();
         try {
-            Path binary = onPath != null ? onPath : extractBundled(dir);
-            String origin = onPath != null ? "from " + onPath : "bundled";
-            String version = versionOf(binary);
-            int port = freePort();
-            Process process = new ProcessBuilder(binary.toString(), "--port", Integer.toString(port),
-                    "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no",
-                    "--dir", dir.toString(), "--logfile", dir.resolve("redis.log").toString())
-                    .redirectErrorStream(true)
-                    .redirectOutput(dir.resolve("redis.out").toFile())
-                    .start();
-            EmbeddedRedis redis = new EmbeddedRedis(process, dir, port,
-                    "redis-server " + version + " (" + origin + ") on 127.0.0.1:" + port);
-            redis.awaitReady();
-            return redis;
+            Path binary = extractBundled(dir);
+            binary.toFile().deleteOnExit();
+            return start(binary, dir, "bundled");
         } catch (IOException e) {
             deleteQuietly(dir);
             throw new IllegalStateException("could not start a redis-server of its own: " + e.getMessage(), e);
@@ -80,8 +60,20 @@ final class EmbeddedRedis implements AutoCloseable {
         }
     }
 
+    private static EmbeddedRedis start(Path binary, Path extracted, String origin) {
+        String version = versionOf(binary);
+        RedisServer server;
+        try {
+            server = RedisServer.start(binary);
+        } catch (UncheckedIOException e) {
+            throw new IllegalStateException("could not start a redis-server of its own: " + e.getMessage(), e);
+        }
+        return new EmbeddedRedis(server, extracted,
+                "redis-server " + version + " (" + origin + ") on " + server.host() + ":" + server.port());
+    }
+
     String url() {
-        return "redis://127.0.0.1:" + port;
+        return server.uri();
     }
 
     /** e.g. {@code redis-server 7.0.15 (bundled) on 127.0.0.1:40123}. */
@@ -91,59 +83,9 @@ final class EmbeddedRedis implements AutoCloseable {
 
     @Override
     public void close() {
-        stop();
-        try {
-            Runtime.getRuntime().removeShutdownHook(stopOnExit);
-        } catch (IllegalStateException e) {
-            // already shutting down: the hook runs stop() again, which is harmless
-        }
-    }
-
-    private synchronized void stop() {
-        if (process.isAlive()) {
-            process.destroy();
-            try {
-                if (!process.waitFor(5, TimeUnit.SECONDS)) {
-                    process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-                }
-            } catch (InterruptedException e) {
-                process.destroyForcibly();
-                Thread.currentThread().interrupt();
-            }
-        }
-        deleteQuietly(dir);
-    }
-
-    private void awaitReady() {
-        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-        while (System.nanoTime() - deadline < 0) {
-            if (!process.isAlive()) {
-                String log = logTail();
-                stop();
-                throw new IllegalStateException("redis-server exited with code " + process.exitValue() + ": " + log);
-            }
-            if (RedisProbe.answersPing("127.0.0.1", port, Duration.ofMillis(200))) {
-                return;
-            }
-            try {
-                Thread.sleep(20); // polling a starting process: nothing to wait on but the port
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                stop();
-                throw new IllegalStateException("interrupted while starting redis-server", e);
-            }
-        }
-        stop();
-        throw new IllegalStateException("redis-server did not answer on port " + port + " within "
-                + START_TIMEOUT.toSeconds() + " s");
-    }
-
-    private String logTail() {
-        try {
-            List<String> lines = new ArrayList<>(Files.readAllLines(dir.resolve("redis.out")));
-            return String.join(" | ", lines.subList(Math.max(0, lines.size() - 3), lines.size()));
-        } catch (IOException e) {
-            return "(no log)";
+        server.close();
+        if (extracted != null) {
+            deleteQuietly(extracted);
         }
     }
 
@@ -210,17 +152,10 @@ final class EmbeddedRedis implements AutoCloseable {
             Matcher m = VERSION.matcher(out);
             return m.find() ? m.group(1) : "(unknown version)";
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot run " + binary, e);
+            throw new IllegalStateException("could not start a redis-server of its own: cannot run " + binary, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return "(unknown version)";
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
         }
     }
 

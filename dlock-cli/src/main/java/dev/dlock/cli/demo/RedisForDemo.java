@@ -1,19 +1,17 @@
 package dev.dlock.cli.demo;
 
 import dev.dlock.cli.DlockCommand;
+import io.lettuce.core.RedisURI;
 import java.time.Duration;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
- * The demo's Redis, as DESIGN.md says: {@code --redis} or {@code REDIS_URL} when given, else
+ * The demo's Redis: {@code --redis} or {@code REDIS_URL} when given, else
  * localhost:6379 when a Redis answers there, else a redis-server of its own that is stopped on
  * exit. {@link #announcement()} says which, for the first line of the demo's output.
  */
 final class RedisForDemo implements AutoCloseable {
 
     private static final Duration PROBE_TIMEOUT = Duration.ofMillis(300);
-    private static final Pattern USER_INFO = Pattern.compile("^([a-z-]+://)([^@/]*)@");
 
     private final String url;
     private final String announcement;
@@ -53,15 +51,12 @@ final class RedisForDemo implements AutoCloseable {
         }
     }
 
-    /** {@code redis://user:secret@host} becomes {@code redis://user:***@host}, {@code redis://secret@host} {@code redis://***@host}. */
+    /** The URL as Lettuce shows it: {@code redis://user:secret@host} becomes {@code redis://user:******@host}. */
     static String withoutPassword(String url) {
-        Matcher userInfo = USER_INFO.matcher(url);
-        if (!userInfo.find()) {
-            return url;
+        try {
+            return RedisURI.create(url).toString();
+        } catch (RuntimeException e) {
+            return "(a URL Lettuce cannot read)";
         }
-        String info = userInfo.group(2);
-        int colon = info.indexOf(':');
-        String shown = colon < 0 ? "***" : info.substring(0, colon) + ":***";
-        return userInfo.group(1) + shown + "@" + url.substring(userInfo.end());
     }
 }

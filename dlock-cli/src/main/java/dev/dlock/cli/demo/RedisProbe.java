@@ -1,39 +1,28 @@
 package dev.dlock.cli.demo;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
-/** Asks a host:port whether a Redis answers there, with a raw RESP PING and a short timeout. */
+/** Asks a host:port whether a Redis answers there, with a PING and a short timeout. */
 final class RedisProbe {
 
     private RedisProbe() {
     }
 
     static boolean answersPing(String host, int port, Duration timeout) {
-        try (Socket socket = new Socket()) {
-            int millis = (int) timeout.toMillis();
-            socket.connect(new InetSocketAddress(host, port), millis);
-            socket.setSoTimeout(millis);
-            socket.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
-            socket.getOutputStream().flush();
-            InputStream in = socket.getInputStream();
-            byte[] reply = new byte[7];
-            int read = 0;
-            while (read < reply.length) {
-                int n = in.read(reply, read, reply.length - read);
-                if (n < 0) {
-                    break;
-                }
-                read += n;
-            }
-            // a Redis that wants a password answers -NOAUTH: it is there, but not usable without one
-            return new String(reply, 0, read, StandardCharsets.US_ASCII).startsWith("+PONG");
-        } catch (IOException e) {
+        RedisURI uri = RedisURI.builder().withHost(host).withPort(port).withTimeout(timeout).build();
+        RedisClient client = RedisClient.create(uri);
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            return "PONG".equals(connection.sync().ping());
+        } catch (RedisException e) {
+            // refused, timed out, or a Redis that wants a password (NOAUTH): not usable without one
             return false;
+        } finally {
+            client.shutdown(0, 1, TimeUnit.SECONDS);
         }
     }
 }

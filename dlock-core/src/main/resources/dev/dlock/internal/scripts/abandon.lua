@@ -2,30 +2,24 @@
 -- know whether an acquire succeeded (timeout, cancellation) and when a client closes.
 --
 -- KEYS[1]  the lock hash <prefix>{name}
--- KEYS[2]  optional (Redlock only): the node's token floor <prefix>token-floor
+-- KEYS[2]  optional: the token floor (see lib/tokens.lua), raised to the released token
 -- ARGV[1]  owner id of the caller
 -- ARGV[2]  pub/sub channel of the lock's waiters
 -- ARGV[3]  fencing token of the hold (Redlock: the quorum's token), "0" when unknown
--- ARGV[4]  Redlock only: how long the token floor lives, in ms
+-- ARGV[4]  how long the token floor lives, in ms
 --
 -- Returns  1  the caller held the lock; the hash is deleted and waiters were woken
 --          0  the caller did not hold it; nothing was changed
 
--- Redlock: remember the released token so that the next holder's token on this node exceeds it
--- even if this node's clock is behind the node that issued it; see docs/design.md.
-local function raise_floor(token)
-  if KEYS[2] then
-    local floor = math.max(tonumber(redis.call('GET', KEYS[2]) or '0'), tonumber(token))
-    redis.call('SET', KEYS[2], string.format('%.0f', floor), 'PX', ARGV[4])
-  end
-end
+-- @include lib/tokens.lua
+-- @include lib/pubsub.lua
 
 if redis.call('HGET', KEYS[1], 'o') ~= ARGV[1] then
   return 0
 end
-local released = string.format('%.0f', math.max(tonumber(redis.call('HGET', KEYS[1], 't')), tonumber(ARGV[3])))
-raise_floor(released)
+local released = fmt(math.max(tonumber(redis.call('HGET', KEYS[1], 't')), tonumber(ARGV[3])))
+raise_floor(KEYS[2], released, ARGV[4])
 redis.call('DEL', KEYS[1])
 -- the token as message: a waiter subscribed on several Redlock nodes wakes once per release
-redis.call('PUBLISH', ARGV[2], released)
+publish(ARGV[2], released)
 return 1

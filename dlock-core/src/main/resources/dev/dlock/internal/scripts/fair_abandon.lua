@@ -6,11 +6,11 @@
 -- KEYS[1]  the lock hash <prefix>{name}
 -- KEYS[2]  the queue <prefix>{name}:queue (see lib/fair_queue.lua)
 -- KEYS[3]  the waiters <prefix>{name}:waiters
--- KEYS[4]  optional (Redlock only): the node's token floor <prefix>token-floor
+-- KEYS[4]  optional: the token floor (see lib/tokens.lua), raised to the released token
 -- ARGV[1]  owner id of the caller
 -- ARGV[2]  pub/sub channel of the lock's waiters
 -- ARGV[3]  fencing token of the hold (Redlock: the quorum's token), "0" when unknown
--- ARGV[4]  Redlock only: how long the token floor lives, in ms ("0" otherwise)
+-- ARGV[4]  how long the token floor lives, in ms
 -- ARGV[5]  waiter id to keep queued, "" to keep none; then ARGV[6..9] are ignored
 -- ARGV[6]  its ticket ("0": none yet)
 -- ARGV[7]  waiter timeout in ms
@@ -23,6 +23,7 @@
 
 -- @include lib/tokens.lua
 -- @include lib/fair_queue.lua
+-- @include lib/pubsub.lua
 
 if redis.call('HGET', KEYS[1], 'o') ~= ARGV[1] then
   return 0
@@ -33,5 +34,5 @@ redis.call('DEL', KEYS[1])
 if ARGV[5] ~= '' then
   join_queue(ARGV[5], tonumber(ARGV[6]), now_ms(), tonumber(ARGV[7]), tonumber(ARGV[8]), ARGV[9])
 end
-redis.call('PUBLISH', ARGV[2], released)
+publish(ARGV[2], released)
 return 1

@@ -4,7 +4,7 @@
 --          to a waiter that has not claimed it yet, o = that waiter's id
 -- KEYS[2]  the queue <prefix>{name}:queue (see lib/fair_queue.lua)
 -- KEYS[3]  the waiters <prefix>{name}:waiters (see lib/fair_queue.lua)
--- KEYS[4]  optional (Redlock only): the node's token floor <prefix>token-floor
+-- KEYS[4]  optional: the token floor (see lib/tokens.lua); fresh tokens start above it and raise it
 -- ARGV[1]  owner id of this attempt (fresh for every attempt)
 -- ARGV[2]  lease in milliseconds (positive integer)
 -- ARGV[3]  holder description stored for inspection
@@ -13,6 +13,7 @@
 -- ARGV[6]  waiter timeout in ms: a queued waiter that does not ask again within it is dropped
 -- ARGV[7]  "1" when the caller waits if refused (it is queued), "0" for a single try
 -- ARGV[8]  the waiter's ticket when it has one (agreed across Redlock nodes), else "0"
+-- ARGV[9]  how long the token floor lives after this grant, in ms (with KEYS[4])
 --
 -- Returns  {1, token, holdCount}      granted; token is a decimal string
 --          {0, retryAfterMs, ticket}  refused: held (retryAfterMs = lease left, -1: no TTL), or
@@ -63,7 +64,7 @@ local head, head_deadline = live_head(now)
 -- owner field is a read-write lock of the same name, which counts as held
 local free = held_by == owner or (held_by == false and redis.call('EXISTS', KEYS[1]) == 0)
 if free and (head == nil or head == waiter) then
-  return grant(fresh_token(redis.call('HGET', KEYS[1], 't'), KEYS[4]))
+  return grant(grant_token(redis.call('HGET', KEYS[1], 't'), KEYS[4], ARGV[9]))
 end
 local retry
 if free then

@@ -14,6 +14,7 @@
 
 -- @include lib/tokens.lua
 -- @include lib/fair_queue.lua
+-- @include lib/pubsub.lua
 
 local waiter = ARGV[1]
 local was_first = redis.call('ZRANK', KEYS[2], waiter) == 0
@@ -24,7 +25,7 @@ if handed then
   redis.call('DEL', KEYS[1])
 end
 if handed or was_first then
-  redis.call('PUBLISH', ARGV[2], now_us())
+  publish(ARGV[2], now_us())
 end
 if queued or handed then
   return 1

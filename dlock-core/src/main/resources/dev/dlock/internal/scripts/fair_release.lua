@@ -4,11 +4,12 @@
 -- KEYS[1]  the lock hash <prefix>{name}
 -- KEYS[2]  the queue <prefix>{name}:queue (see lib/fair_queue.lua)
 -- KEYS[3]  the waiters <prefix>{name}:waiters
--- KEYS[4]  optional (Redlock only): the node's token floor <prefix>token-floor
+-- KEYS[4]  optional: the token floor (see lib/tokens.lua), raised to the released token and to the
+--          token handed to the next waiter
 -- ARGV[1]  owner id of the caller
 -- ARGV[2]  pub/sub channel of the lock's waiters
 -- ARGV[3]  fencing token of the hold (Redlock: the quorum's token), "0" when unknown
--- ARGV[4]  Redlock only: how long the token floor lives, in ms
+-- ARGV[4]  how long the token floor lives, in ms (with KEYS[4])
 --
 -- Returns  n > 0  still held by the caller with n holds left
 --          0      released; if a live waiter was queued the lock is now its (o = its waiter id,
@@ -22,6 +23,7 @@
 
 -- @include lib/tokens.lua
 -- @include lib/fair_queue.lua
+-- @include lib/pubsub.lua
 
 if redis.call('HGET', KEYS[1], 'o') ~= ARGV[1] then
   return -1
@@ -36,10 +38,10 @@ redis.call('DEL', KEYS[1])
 local now = now_ms()
 local head, deadline, lease, holder = live_head(now)
 if head then
-  redis.call('HSET', KEYS[1], 'o', head, 'c', 1, 't', fresh_token(released, KEYS[4]), 'h', holder)
+  redis.call('HSET', KEYS[1], 'o', head, 'c', 1, 't', grant_token(released, KEYS[4], ARGV[4]), 'h', holder)
   redis.call('PEXPIRE', KEYS[1], math.min(lease, deadline - now))
-  redis.call('PUBLISH', ARGV[2], released .. ':' .. head)
+  publish(ARGV[2], released .. ':' .. head)
 else
-  redis.call('PUBLISH', ARGV[2], released)
+  publish(ARGV[2], released)
 end
 return 0

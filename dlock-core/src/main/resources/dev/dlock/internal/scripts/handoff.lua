@@ -1,9 +1,12 @@
 -- handoff.lua: the last release of a reentrant lock by a client that has waiters of its own
 -- parked on it: hand the lock straight to one of them, unless waiters of other clients are
 -- subscribed to its channel, in which case release it for everyone as release.lua does.
--- Single Redis only (Redlock releases as usual).
+-- One Redis or a Redis Cluster only (Redlock releases as usual). Subscribers are counted with
+-- lib/pubsub.lua (PUBSUB NUMSUB, on Cluster PUBSUB SHARDNUMSUB on the lock's shard).
 --
 -- KEYS[1]  the lock hash <prefix>{name}
+-- KEYS[2]  optional: the token floor (see lib/tokens.lua); the new owner's token starts above it
+--          and raises it
 -- ARGV[1]  owner id of the releasing hold
 -- ARGV[2]  pub/sub channel of the lock's waiters
 -- ARGV[3]  subscriptions the releasing client itself has on ARGV[2] (0 or 1): they are not
@@ -11,6 +14,7 @@
 -- ARGV[4]  owner id for the waiter that takes the lock over
 -- ARGV[5]  its lease in milliseconds (positive integer)
 -- ARGV[6]  its holder description ("client\thost\tpid\tthread")
+-- ARGV[7]  how long the token floor lives after this grant, in ms (with KEYS[2])
 --
 -- Returns  {1, token}  handed over: the lock is ARGV[4]'s with hold count 1, a fresh fencing
 --                      token (a decimal string) and lease ARGV[5]; nothing was published
@@ -22,19 +26,20 @@
 -- followed by abandon.lua would).
 
 -- @include lib/tokens.lua
+-- @include lib/pubsub.lua
 
 if redis.call('HGET', KEYS[1], 'o') ~= ARGV[1] then
   return {-1}
 end
 local previous = redis.call('HGET', KEYS[1], 't')
-local subscribed = redis.call('PUBSUB', 'NUMSUB', ARGV[2])[2]
+local subscribed = subscribers(ARGV[2])
 if subscribed - tonumber(ARGV[3]) > 0 then
   -- other clients wait: they get their chance, as on any release
   redis.call('DEL', KEYS[1])
-  redis.call('PUBLISH', ARGV[2], previous)
+  publish(ARGV[2], previous)
   return {0}
 end
-local token = fresh_token(previous, nil)
+local token = grant_token(previous, KEYS[2], ARGV[7])
 redis.call('HSET', KEYS[1], 'o', ARGV[4], 'c', 1, 't', token, 'h', ARGV[6])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return {1, token}

@@ -11,15 +11,10 @@
 --                                                   left on the lease (-1: none)
 --          for readers: owner = "readers", holdCount = every read hold, token = the highest,
 --          holder = the reader with the smallest owner id, pttl = until the last read lease ends
+
+-- @include lib/tokens.lua
+
 local view = ARGV[1] or ''
-local now
-local function server_now()
-  if not now then
-    local time = redis.call('TIME')
-    now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-  end
-  return now
-end
 
 if view ~= 'r' then
   local fields = redis.call('HMGET', KEYS[1], 'o', 'c', 't', 'h', 'e')
@@ -56,4 +51,4 @@ end
 if holds == 0 then
   return {}
 end
-return {'readers', holds, string.format('%.0f', token), first_holder, last_end - server_now()}
+return {'readers', holds, fmt(token), first_holder, last_end - server_now()}

@@ -14,6 +14,9 @@
 --
 -- Returns  1  re-created
 --          0  the key holds something in the way (ours or someone else's); nothing was changed
+
+-- @include lib/tokens.lua
+
 local mode = ARGV[6] or ''
 if mode == '' then
   if redis.call('EXISTS', KEYS[1]) == 1 then
@@ -24,8 +27,7 @@ if mode == '' then
   return 1
 end
 
-local time = redis.call('TIME')
-local lease_end = string.format('%.0f', tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) + tonumber(ARGV[2]))
+local lease_end = fmt(now_ms() + tonumber(ARGV[2]))
 if redis.call('HEXISTS', KEYS[1], 'o') == 1 then
   return 0
 end

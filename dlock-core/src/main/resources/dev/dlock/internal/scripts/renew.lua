@@ -11,15 +11,10 @@
 --          -1 the key is held by someone else. A lock is never created here, so a renewal racing a
 --          release cannot bring a released lock back (Redlock re-creates a lost copy separately,
 --          see reassert.lua). A read-write key's TTL is only ever extended here, never shortened.
+
+-- @include lib/tokens.lua
+
 local lease = tonumber(ARGV[1])
-local now
-local function server_now()
-  if not now then
-    local time = redis.call('TIME')
-    now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-  end
-  return now
-end
 local function extend(key)
   if redis.call('PTTL', key) < lease then
     redis.call('PEXPIRE', key, lease)
@@ -36,7 +31,7 @@ for i = 1, #KEYS do
       redis.call('PEXPIRE', key, lease)
       result[i] = 1
     elseif tonumber(lease_end) > server_now() then
-      redis.call('HSET', key, 'e', string.format('%.0f', server_now() + lease))
+      redis.call('HSET', key, 'e', fmt(server_now() + lease))
       extend(key)
       result[i] = 1
     else
@@ -47,7 +42,7 @@ for i = 1, #KEYS do
     if reader then
       local count, ends, rest = string.match(reader, '^(%d+):(%d+):(.*)$')
       if tonumber(ends) > server_now() then
-        redis.call('HSET', key, 'r:' .. owner, count .. ':' .. string.format('%.0f', server_now() + lease) .. ':' .. rest)
+        redis.call('HSET', key, 'r:' .. owner, count .. ':' .. fmt(server_now() + lease) .. ':' .. rest)
         extend(key)
         result[i] = 1
       else

@@ -1,7 +1,7 @@
 -- rw_acquire.lua: take the read or the write side of a read-write lock, or re-enter it.
 --
 -- KEYS[1]  the lock hash <prefix>{name} (layout in lib/rw_state.lua)
--- KEYS[2]  optional (Redlock only): the node's token floor <prefix>token-floor
+-- KEYS[2]  optional: the token floor (see lib/tokens.lua); fresh tokens start above it and raise it
 -- ARGV[1]  owner id of this attempt (fresh for every attempt)
 -- ARGV[2]  lease in milliseconds (positive integer)
 -- ARGV[3]  holder description stored for inspection
@@ -11,6 +11,7 @@
 -- ARGV[7]  write: waiter timeout in ms, how long a waiting mark lasts unless renewed
 -- ARGV[8]  write: "1" when the caller waits if refused, "0" for a single try
 -- ARGV[9]  read: the owner id of the caller's own write hold (downgrade), else ""
+-- ARGV[10] how long the token floor lives after this grant, in ms (with KEYS[2])
 --
 -- Returns  {1, token, holdCount}  granted; token is a decimal string
 --          {0, retryAfterMs}       refused; ms until the hold or mark in the way ends (-1: none)
@@ -57,7 +58,7 @@ if mode == 'w' then
     end
     return {0, retry_until(blocked_until, now)}
   end
-  local token = fresh_token(s.max_token, KEYS[2])
+  local token = grant_token(s.max_token, KEYS[2], ARGV[10])
   redis.call('HSET', KEYS[1], 'o', owner, 'c', 1, 't', token, 'h', holder, 'e', fmt(lease_end), 'm', token)
   if s.waiting == ARGV[6] then
     redis.call('HDEL', KEYS[1], 'w')
@@ -85,7 +86,7 @@ end
 if s.waiting and not downgrade then
   return {0, retry_until(s.waiting_end, now)}
 end
-local token = fresh_token(s.max_token, KEYS[2])
+local token = grant_token(s.max_token, KEYS[2], ARGV[10])
 redis.call('HSET', KEYS[1], field, '1:' .. fmt(lease_end) .. ':' .. token .. ':' .. holder, 'm', token)
 rw_settle(now)
 return {1, token, 1}

@@ -11,6 +11,7 @@
 
 -- @include lib/tokens.lua
 -- @include lib/rw_state.lua
+-- @include lib/pubsub.lua
 
 local now = now_ms()
 local s = rw_state(now)
@@ -19,5 +20,5 @@ if s.waiting ~= ARGV[1] then
 end
 redis.call('HDEL', KEYS[1], 'w')
 rw_settle(now)
-redis.call('PUBLISH', ARGV[2], now_us())
+publish(ARGV[2], now_us())
 return 1

@@ -2,11 +2,11 @@
 -- lock. The key is deleted when nothing is held or waited for any more; waiters are woken.
 --
 -- KEYS[1]  the lock hash <prefix>{name} (layout in lib/rw_state.lua)
--- KEYS[2]  optional (Redlock only): the node's token floor <prefix>token-floor
+-- KEYS[2]  optional: the token floor (see lib/tokens.lua), raised to the released token
 -- ARGV[1]  owner id of the caller
 -- ARGV[2]  pub/sub channel of the lock's waiters
 -- ARGV[3]  fencing token of the hold (Redlock: the quorum's token), "0" when unknown
--- ARGV[4]  Redlock only: how long the token floor lives, in ms ("0" otherwise)
+-- ARGV[4]  how long the token floor lives, in ms
 -- ARGV[5]  "r" read, "w" write
 -- ARGV[6]  "one" to give back one hold; "all" to drop every hold of the caller on this side
 --          (an acquire whose outcome is unknown or that was cancelled, a closing client)
@@ -18,6 +18,7 @@
 
 -- @include lib/tokens.lua
 -- @include lib/rw_state.lua
+-- @include lib/pubsub.lua
 
 local owner, mode, all = ARGV[1], ARGV[5], ARGV[6] == 'all'
 local now = now_ms()
@@ -56,5 +57,5 @@ if tonumber(s.max_token or '0') < tonumber(released) then
   redis.call('HSET', KEYS[1], 'm', released)
 end
 rw_settle(now)
-redis.call('PUBLISH', ARGV[2], released)
+publish(ARGV[2], released)
 return 0

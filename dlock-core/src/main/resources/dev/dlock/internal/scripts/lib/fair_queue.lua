@@ -1,4 +1,5 @@
--- lib/fair_queue.lua: the fair lock's waiter queue, included by the fair_*.lua scripts.
+-- lib/fair_queue.lua: the fair lock's waiter queue, included by the fair_*.lua scripts after
+-- lib/tokens.lua.
 --
 -- KEYS[2]  <prefix>{name}:queue    sorted set: waiter id, scored by its ticket (request order)
 -- KEYS[3]  <prefix>{name}:waiters  hash: waiter id -> "deadline:lease:holder", where deadline is
@@ -44,8 +45,7 @@ local function join_queue(waiter, ticket, now, timeout, lease, holder)
     ticket = tonumber(redis.call('ZSCORE', KEYS[2], waiter))
   end
   if not ticket then
-    local time = redis.call('TIME')
-    ticket = tonumber(time[1]) * 1000000 + tonumber(time[2])
+    ticket = time_us()
     local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')[2]
     if last and tonumber(last) >= ticket then
       ticket = tonumber(last) + 1

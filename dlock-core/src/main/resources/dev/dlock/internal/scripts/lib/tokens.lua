@@ -1,4 +1,9 @@
--- lib/tokens.lua: server time and fencing tokens, included by scripts that grant holds.
+-- lib/tokens.lua: server time, fencing tokens and the token floor: the one rule for them,
+-- included by every script that reads the time, issues or releases a token.
+-- The token floor (a string key, see TokenFloors) is the highest token granted lately where this
+-- lock lives (and on Redlock also released): every grant raises it in the same script, so a
+-- replica that receives the grant receives the floor with it, and a promoted replica whose clock
+-- is behind still issues tokens above every token granted before the failover.
 -- Every number that goes back to Redis is formatted with %.0f: Lua would print a µs timestamp in
 -- exponent notation and lose its last digits.
 
@@ -12,17 +17,31 @@ local function now_ms()
   return tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 end
 
--- The server's TIME in microseconds, as a decimal string: a message no other release repeats.
-local function now_us()
-  local now = redis.call('TIME')
-  return fmt(tonumber(now[1]) * 1000000 + tonumber(now[2]))
+-- The server's TIME in milliseconds, read once per script call: every comparison of one call
+-- sees the same instant.
+local cached_now
+local function server_now()
+  if not cached_now then
+    cached_now = now_ms()
+  end
+  return cached_now
 end
 
--- A fencing token above `previous` (a decimal string or nil), above the node's token floor when
--- floor_key is given (Redlock), and at least the server's TIME in µs; as a decimal string.
-local function fresh_token(previous, floor_key)
+-- The server's TIME in microseconds, as a number (exact: far below 2^53).
+local function time_us()
   local now = redis.call('TIME')
-  local token = tonumber(now[1]) * 1000000 + tonumber(now[2])
+  return tonumber(now[1]) * 1000000 + tonumber(now[2])
+end
+
+-- The server's TIME in microseconds, as a decimal string: a message no other release repeats.
+local function now_us()
+  return fmt(time_us())
+end
+
+-- A fencing token above `previous` (a decimal string or nil), above the token floor when
+-- floor_key is given, and at least the server's TIME in µs; as a decimal string.
+local function fresh_token(previous, floor_key)
+  local token = time_us()
   local above = tonumber(previous or '0')
   if floor_key then
     above = math.max(above, tonumber(redis.call('GET', floor_key) or '0'))
@@ -33,11 +52,22 @@ local function fresh_token(previous, floor_key)
   return fmt(token)
 end
 
--- Redlock: remember a released token on this node, so that the next holder's token here exceeds
--- it even if this node's clock is behind the node that issued it; see docs/locks.md.
+-- Remember a granted (or, on Redlock, released) token in the floor, so that the next holder's
+-- token exceeds it even where the clock is behind the one that issued it; see docs/design.md.
+-- No-op without a floor key.
 local function raise_floor(floor_key, token, ttl_ms)
   if floor_key then
     local floor = math.max(tonumber(redis.call('GET', floor_key) or '0'), tonumber(token))
     redis.call('SET', floor_key, fmt(floor), 'PX', ttl_ms)
   end
+end
+
+-- The token of a grant: fresh_token, with the floor raised to it in the same script (the token
+-- exceeds the floor it read, so the floor is simply set to it).
+local function grant_token(previous, floor_key, ttl_ms)
+  local token = fresh_token(previous, floor_key)
+  if floor_key then
+    redis.call('SET', floor_key, token, 'PX', ttl_ms)
+  end
+  return token
 end

@@ -1,0 +1,57 @@
+package dev.dlock.bench;
+
+import dev.dlock.DistributedLock;
+import dev.dlock.LockClient;
+import dev.dlock.LockClientBuilder;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.BiFunction;
+
+/** dlock's locks as contenders: the plain lock, the fair lock and Redlock. */
+final class DlockContenders {
+
+    private DlockContenders() {
+    }
+
+    static Contender plain(List<String> uris, Contender.Settings settings) {
+        return dlockContender(LockClient.builder().redisUri(uris.get(0)), settings, LockClient::getLock);
+    }
+
+    static Contender fair(List<String> uris, Contender.Settings settings) {
+        return dlockContender(LockClient.builder().redisUri(uris.get(0)), settings, LockClient::getFairLock);
+    }
+
+    /** A dlock client from {@code builder}; {@code kind} picks the lock of a name (plain or fair). */
+    private static Contender dlockContender(LockClientBuilder builder, Contender.Settings settings,
+                                            BiFunction<LockClient, String, DistributedLock> kind) {
+        builder.defaultLease(Duration.ofMillis(settings.watchdogLeaseMs())).clientName("dlock-bench");
+        Duration thirdOfLease = Duration.ofMillis(settings.watchdogLeaseMs() / 3);
+        if (LockClient.DEFAULT_COMMAND_TIMEOUT.compareTo(thirdOfLease) >= 0) {
+            // a short watchdog lease (the many-held scenario) needs a command timeout below a third of it
+            builder.commandTimeout(Duration.ofMillis(settings.watchdogLeaseMs() / 4));
+        }
+        LockClient client = builder.build();
+        return new Contender() {
+            @Override
+            public BenchLock lock(String name) {
+                return BenchLock.of(kind.apply(client, name));
+            }
+
+            @Override
+            public String keyOf(String name) {
+                return LockClient.DEFAULT_KEY_PREFIX + "{" + name + "}";
+            }
+
+            @Override
+            public void close() {
+                client.close();
+            }
+        };
+    }
+
+    /** dlock's Redlock: one client over all {@code uris}, the same lock API as {@link #plain}. */
+    static Contender redlock(List<String> uris, Contender.Settings settings) {
+        return dlockContender(LockClient.builder().redlockNodes(uris.toArray(String[]::new)), settings,
+                LockClient::getLock);
+    }
+}

@@ -1,0 +1,67 @@
+package dev.dlock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.dlock.LockClient;
+import dev.dlock.LockHandle;
+import dev.dlock.testing.RedisServer;
+import dev.dlock.testing.RedisServers;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The commands on a Redlock of 3 independent masters, named with {@code --redlock} (a
+ * comma-separated list and a repeated option together). A forced release deletes every node's copy.
+ */
+class RedlockCliTest extends TopologyCliContract {
+
+    @RegisterExtension
+    static final RedisServers masters = RedisServers.masters(3);
+
+    @Override
+    List<String> topology() {
+        List<String> uris = masters.uris();
+        return List.of("--redlock", uris.get(0) + "," + uris.get(1), "--redlock", uris.get(2));
+    }
+
+    @Override
+    List<String> names() {
+        return List.of("redlock-job");
+    }
+
+    @Override
+    List<RedisServer> serversOf(String name) {
+        return masters.all();
+    }
+
+    /**
+     * The holder's token is the largest proposal of the quorum that granted first; {@code status}
+     * reads every node's copy and shows the largest, which a node that granted after the quorum
+     * had decided may have proposed a few microseconds higher.
+     */
+    @Override
+    void assertReportedToken(long reported, long holders) {
+        assertThat(reported).as("token reported for the holder's").isGreaterThanOrEqualTo(holders)
+                .isLessThan(holders + 1_000_000);
+    }
+
+    @Test
+    void forcedReleaseOfALibraryHolderFreesEveryNode() {
+        try (LockClient holder = LockClient.builder().redlockNodes(masters.uris().toArray(String[]::new))
+                .clientName("redlock-holder").build()) {
+            LockHandle held = holder.getLock("settlement").acquireAsync().join();
+            for (RedisServer node : masters.all()) {
+                assertThat(exists(node, "settlement")).as("copy on %s while held", node).isTrue();
+            }
+
+            Cli.Result release = dlock("release", "--force", "settlement");
+            assertThat(release.exitCode()).as(release.toString()).isZero();
+            assertThat(release.stdout()).contains("released lock 'settlement' (held by redlock-holder on ");
+            assertReportedToken(reportedToken(release), held.fencingToken());
+            for (RedisServer node : masters.all()) {
+                assertThat(exists(node, "settlement")).as("copy on %s after release --force", node).isFalse();
+            }
+        }
+    }
+}

@@ -1,0 +1,8 @@
+package dev.dlock.cli;
+
+/** A child JVM that prints whether {@link Terminal} takes it for interactive. */
+public final class TerminalProbe {
+    public static void main(String[] args) {
+        System.out.println("interactive=" + Terminal.isInteractive());
+    }
+}

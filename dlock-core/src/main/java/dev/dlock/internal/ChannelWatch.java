@@ -1,0 +1,91 @@
+package dev.dlock.internal;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One acquisition's watch on its lock's release channel: joined once (at once if this client is
+ * subscribed already, else after the first refusal), its signal taken before each attempt so
+ * that a release landing between the attempt and the wait is not missed, and left when the
+ * acquisition ends.
+ *
+ * <p>A fair release names the waiter it handed the lock to ("token:waiterId"): only that one
+ * needs to try, the others would only be refused, so a watch with a waiter id lets such messages
+ * for other waiters pass. Any other message (a plain release, a waiter leaving, a reconnect)
+ * wakes every waiter.
+ */
+final class ChannelWatch {
+
+    private final WakeUps wakeUps;
+    private final String channelName;
+    /** The waiter id a named handoff must carry to wake this watch; "" when every message wakes it. */
+    private final String namedWaiter;
+    private volatile WakeUps.Channel channel;
+    private CompletableFuture<String> signal;
+
+    ChannelWatch(WakeUps wakeUps, String channelName, String namedWaiter) {
+        this.wakeUps = wakeUps;
+        this.channelName = channelName;
+        this.namedWaiter = namedWaiter;
+    }
+
+    boolean isJoined() {
+        return channel != null;
+    }
+
+    /** Joins only if this client is subscribed to the channel already, so a first refusal can wait at once. */
+    void joinIfSubscribed() {
+        channel = wakeUps.joinIfSubscribed(channelName);
+    }
+
+    /** Joins, subscribing if no other waiter of this client has: completes once subscribed. */
+    CompletableFuture<Void> join() {
+        WakeUps.Channel joined = wakeUps.join(channelName);
+        channel = joined;
+        return joined.subscribed();
+    }
+
+    /** Before an attempt: the next message from now on ends the wait that may follow. */
+    void takeSignal() {
+        WakeUps.Channel current = channel;
+        if (current != null) {
+            signal = current.signal();
+        }
+    }
+
+    /** Ends the wait at the next message meant for this waiter, from the signal taken last. */
+    void wakeOnMessage(PendingWake wait) {
+        wakeOnMessage(signal, wait);
+    }
+
+    private void wakeOnMessage(CompletableFuture<String> next, PendingWake wait) {
+        next.thenAccept(message -> {
+            if (wait.isOver()) {
+                return;
+            }
+            if (isForThisWaiter(message)) {
+                wait.fire();
+                return;
+            }
+            WakeUps.Channel current = channel;
+            if (current != null) {
+                wakeOnMessage(current.signal(), wait);
+            }
+        });
+    }
+
+    private boolean isForThisWaiter(String message) {
+        if (message == null || namedWaiter.isEmpty()) {
+            return true;
+        }
+        int colon = message.indexOf(':');
+        return colon < 0 || message.substring(colon + 1).equals(namedWaiter);
+    }
+
+    void leave() {
+        WakeUps.Channel current = channel;
+        if (current != null) {
+            wakeUps.leave(current);
+            channel = null;
+        }
+    }
+}

@@ -1,0 +1,52 @@
+package dev.dlock.internal;
+
+import dev.dlock.LockListener;
+import dev.dlock.LockLostException;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Declares holds lost and tells the client's {@link LockListener}s, once per hold, on a thread of
+ * their own ("dlock-listener") so that a slow listener delays neither renewals nor replies. Marking
+ * a hold lost takes it out of the registry and the watchdog ({@link Hold#onLoss}), so whoever
+ * finds a loss only reports it here.
+ */
+final class HoldLosses {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HoldLosses.class);
+    /** Why a hold is lost when its release finds it someone else's or gone. */
+    static final String NOT_OWNER_AT_RELEASE =
+            "it was no longer its owner's at release (lease expired or force-released); the lock was left untouched";
+
+    private final List<LockListener> listeners;
+    private final ExecutorService listenerExecutor = Executors.newSingleThreadExecutor(Daemons.named("dlock-listener"));
+
+    HoldLosses(List<LockListener> listeners) {
+        this.listeners = List.copyOf(listeners);
+    }
+
+    /** Marks the hold lost and tells the listeners, once. */
+    void lost(Hold hold, String reason) {
+        if (hold.markLost(reason)) {
+            LockLostException loss = hold.lossOrNull();
+            LOG.warn(loss.getMessage());
+            for (LockListener listener : listeners) {
+                listenerExecutor.execute(() -> {
+                    try {
+                        listener.onLockLost(loss);
+                    } catch (RuntimeException e) {
+                        LOG.warn("lock listener {} failed", listener, e);
+                    }
+                });
+            }
+        }
+    }
+
+    /** Listeners already told still run; later losses are not reported. */
+    void shutdown() {
+        listenerExecutor.shutdown();
+    }
+}

@@ -1,0 +1,68 @@
+package dev.dlock.internal;
+
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The holds of one client: all of them (so {@code close()} can release them), the thread-bound
+ * ones by {@link ThreadSlot}, and the reentrant ones by lock key (a waiter of a lock held here
+ * need not ask Redis; see {@link LocalHandoff}). A hold leaves the registry when it is forgotten
+ * (its last release) or lost; a thread-bound hold keeps its slot until its thread unlocks, so
+ * that the unlock can report the loss.
+ */
+final class HoldRegistry {
+
+    /** Where a thread-bound hold is filed: its kind, its lock's name and its thread. */
+    record ThreadSlot(LockKind kind, String name, long threadId) {
+
+        static ThreadSlot ofCurrentThread(LockKind kind, String name) {
+            return new ThreadSlot(kind, name, Thread.currentThread().getId());
+        }
+    }
+
+    private final Set<Hold> all = ConcurrentHashMap.newKeySet();
+    private final ConcurrentHashMap<ThreadSlot, Hold> byThread = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Hold> handingOffByKey = new ConcurrentHashMap<>();
+
+    void add(Hold hold) {
+        all.add(hold);
+        if (hold.kind.handsOffLocally()) {
+            handingOffByKey.put(hold.target.key(), hold);
+        }
+        hold.onLoss(() -> remove(hold));
+    }
+
+    void remove(Hold hold) {
+        all.remove(hold);
+        handingOffByKey.remove(hold.target.key(), hold);
+    }
+
+    /** Whether the hold is still filed: neither forgotten nor lost. */
+    boolean isRegistered(Hold hold) {
+        return all.contains(hold);
+    }
+
+    /** Every registered hold, at this moment. */
+    List<Hold> snapshot() {
+        return List.copyOf(all);
+    }
+
+    /** The registered hold of a kind that hands off locally ({@link LockKind#handsOffLocally()}) on this key. */
+    Hold handingOff(String key) {
+        return handingOffByKey.get(key);
+    }
+
+    /** The current thread's hold of this kind on the named lock, or null. */
+    Hold ofCurrentThread(LockKind kind, String name) {
+        return byThread.get(ThreadSlot.ofCurrentThread(kind, name));
+    }
+
+    void bindToCurrentThread(Hold hold) {
+        byThread.put(ThreadSlot.ofCurrentThread(hold.kind, hold.name), hold);
+    }
+
+    void unbindFromCurrentThread(Hold hold) {
+        byThread.remove(ThreadSlot.ofCurrentThread(hold.kind, hold.name), hold);
+    }
+}

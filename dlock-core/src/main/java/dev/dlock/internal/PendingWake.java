@@ -1,0 +1,55 @@
+package dev.dlock.internal;
+
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One wait of a refused waiter between two attempts. It ends once: by its timer, a release
+ * message meant for the waiter, a cancel ({@link #fire()} runs the next step), or a release of
+ * the same client that claims the waiter for a handoff ({@link #claim()}: the handoff's outcome
+ * decides the next step).
+ */
+final class PendingWake {
+
+    private final AtomicBoolean over = new AtomicBoolean();
+    private final Runnable next;
+    private volatile ScheduledFuture<?> timer;
+
+    /** @param next the step after the wait: runs at most once, on whichever thread ends the wait */
+    PendingWake(Runnable next) {
+        this.next = next;
+    }
+
+    /** Ends the wait after {@code nanos} at the latest. */
+    void startTimer(Ticker ticker, long nanos) {
+        timer = ticker.schedule(this::fire, nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Ends the wait and runs the next step, unless the wait is over already. */
+    void fire() {
+        if (end()) {
+            next.run();
+        }
+    }
+
+    /** Ends the wait without running the next step: true unless it was over already. */
+    boolean claim() {
+        return end();
+    }
+
+    boolean isOver() {
+        return over.get();
+    }
+
+    private boolean end() {
+        if (!over.compareAndSet(false, true)) {
+            return false;
+        }
+        ScheduledFuture<?> started = timer;
+        if (started != null) {
+            started.cancel(false);
+        }
+        return true;
+    }
+}

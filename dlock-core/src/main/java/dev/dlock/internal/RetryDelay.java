@@ -1,0 +1,34 @@
+package dev.dlock.internal;
+
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/** How long a refused waiter waits, at most, before it asks again (a release message may wake it sooner). */
+final class RetryDelay {
+
+    private RetryDelay() {
+    }
+
+    /**
+     * @param remainingNanos the time left until the caller's deadline; negative {@code unbounded}: none
+     */
+    static long nanos(AcquireReply.Busy busy, LockKind kind, Settings settings, boolean unbounded, long remainingNanos) {
+        long waitNanos;
+        if (busy.split()) {
+            // contenders split the Redlock nodes and all gave back: retrying in step would split again
+            waitNanos = TimeUnit.MILLISECONDS.toNanos(1 + ThreadLocalRandom.current().nextLong(settings.splitBackoffMs()));
+        } else if (busy.retryAfterMs() >= 0) {
+            // a key at 0 ms still exists for up to a millisecond
+            waitNanos = TimeUnit.MILLISECONDS.toNanos(busy.retryAfterMs() + 1);
+        } else {
+            // no TTL on the key: not one of ours; a release message still wakes the waiter
+            waitNanos = settings.idleRetry().toNanos();
+        }
+        if (kind.queued()) {
+            // ask again well before the waiter timeout, or Redis takes this waiter for dead
+            long refreshMs = Math.max(1, settings.waiterTimeout().toMillis() / 3);
+            waitNanos = Math.min(waitNanos, TimeUnit.MILLISECONDS.toNanos(refreshMs));
+        }
+        return unbounded ? waitNanos : Math.min(waitNanos, remainingNanos);
+    }
+}

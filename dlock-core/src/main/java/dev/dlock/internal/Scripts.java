@@ -1,0 +1,146 @@
+package dev.dlock.internal;
+
+import java.util.List;
+
+/**
+ * One method per Lua script, building its call: the parameters are the script's KEYS and ARGV in
+ * the order of its header, so each script's argument order is written here once. {@code floor}
+ * is the lock's token floor ({@link TokenFloors}), or null for none.
+ */
+final class Scripts {
+
+    private Scripts() {
+    }
+
+    /** acquire.lua */
+    static ScriptCall acquire(LockTarget target, LockKind.Floor floor, String owner, long leaseMs, String holder,
+                              boolean reentry) {
+        return new ScriptCall(LuaScript.ACQUIRE, keys(floor, target.key()), owner, num(leaseMs), holder, flag(reentry),
+                floorTtl(floor));
+    }
+
+    /** release.lua */
+    static ScriptCall release(LockTarget target, LockKind.Floor floor, String owner, long token) {
+        return new ScriptCall(LuaScript.RELEASE, keys(floor, target.key()), owner, target.channel(), num(token),
+                floorTtl(floor));
+    }
+
+    /** abandon.lua */
+    static ScriptCall abandon(LockTarget target, LockKind.Floor floor, String owner, long token) {
+        return new ScriptCall(LuaScript.ABANDON, keys(floor, target.key()), owner, target.channel(), num(token),
+                floorTtl(floor));
+    }
+
+    /** handoff.lua (one Redis only) */
+    static ScriptCall handoff(LockTarget target, LockKind.Floor floor, String fromOwner, int ownSubscriptions,
+                              String toOwner, long leaseMs, String holder) {
+        return new ScriptCall(LuaScript.HANDOFF, keys(floor, target.key()), fromOwner, target.channel(),
+                Integer.toString(ownSubscriptions), toOwner, num(leaseMs), holder, floorTtl(floor));
+    }
+
+    /** force_release.lua */
+    static ScriptCall forceRelease(LockTarget target, LockKind.Floor floor) {
+        return new ScriptCall(LuaScript.FORCE_RELEASE, keys(floor, target.key()), target.channel(), floorTtl(floor));
+    }
+
+    /** renew.lua: KEYS[i] the holds' keys, ARGV[1] the lease, ARGV[i+1] the owner of KEYS[i]. */
+    static ScriptCall renew(List<HeldLock> holds, long leaseMs) {
+        String[] keys = new String[holds.size()];
+        String[] args = new String[holds.size() + 1];
+        args[0] = num(leaseMs);
+        for (int i = 0; i < holds.size(); i++) {
+            keys[i] = holds.get(i).target().key();
+            args[i + 1] = holds.get(i).owner();
+        }
+        return new ScriptCall(LuaScript.RENEW, keys, args);
+    }
+
+    /** reassert.lua (Redlock only) */
+    static ScriptCall reassert(HeldLock hold, long leaseMs, String mode) {
+        return new ScriptCall(LuaScript.REASSERT, new String[] {hold.target().key()}, hold.owner(), num(leaseMs),
+                num(hold.token()), Integer.toString(hold.count()), hold.holder(), mode);
+    }
+
+    /** inspect.lua */
+    static ScriptCall inspect(LockTarget target, String view) {
+        return new ScriptCall(LuaScript.INSPECT, new String[] {target.key()}, view);
+    }
+
+    /** fair_acquire.lua */
+    static ScriptCall fairAcquire(LockTarget target, LockKind.Floor floor, String owner, long leaseMs, String holder,
+                                  boolean reentry, String waiterId, long waiterTimeoutMs, boolean mayWait, long ticket) {
+        return new ScriptCall(LuaScript.FAIR_ACQUIRE, keys(floor, target.key(), target.queueKey(), target.waitersKey()),
+                owner, num(leaseMs), holder, flag(reentry), waiterId, num(waiterTimeoutMs), flag(mayWait), num(ticket),
+                floorTtl(floor));
+    }
+
+    /** fair_release.lua */
+    static ScriptCall fairRelease(LockTarget target, LockKind.Floor floor, String owner, long token) {
+        return new ScriptCall(LuaScript.FAIR_RELEASE, keys(floor, target.key(), target.queueKey(), target.waitersKey()),
+                owner, target.channel(), num(token), floorTtl(floor));
+    }
+
+    /**
+     * fair_abandon.lua
+     *
+     * @param keepPlace the waiter that stays queued with its ticket, or null to keep none
+     */
+    static ScriptCall fairAbandon(LockTarget target, LockKind.Floor floor, String owner, long token,
+                                  AcquireRequest keepPlace) {
+        String[] keys = keys(floor, target.key(), target.queueKey(), target.waitersKey());
+        if (keepPlace == null) {
+            return new ScriptCall(LuaScript.FAIR_ABANDON, keys, owner, target.channel(), num(token), floorTtl(floor), "");
+        }
+        return new ScriptCall(LuaScript.FAIR_ABANDON, keys, owner, target.channel(), num(token), floorTtl(floor),
+                keepPlace.waiterId(), num(keepPlace.ticket()), num(keepPlace.waiterTimeoutMs()), num(keepPlace.leaseMs()),
+                keepPlace.holder());
+    }
+
+    /** fair_leave.lua */
+    static ScriptCall fairLeave(LockTarget target, String waiterId) {
+        return new ScriptCall(LuaScript.FAIR_LEAVE, new String[] {target.key(), target.queueKey(), target.waitersKey()},
+                waiterId, target.channel());
+    }
+
+    /** rw_acquire.lua */
+    static ScriptCall rwAcquire(LockTarget target, LockKind.Floor floor, String owner, long leaseMs, String holder,
+                                boolean reentry, String mode, String waiterId, long waiterTimeoutMs, boolean mayWait,
+                                String downgradeFrom) {
+        return new ScriptCall(LuaScript.RW_ACQUIRE, keys(floor, target.key()), owner, num(leaseMs), holder, flag(reentry),
+                mode, waiterId, num(waiterTimeoutMs), flag(mayWait), downgradeFrom, floorTtl(floor));
+    }
+
+    /** rw_release.lua; {@code all}: drop every hold of the owner on this side (abandon) */
+    static ScriptCall rwRelease(LockTarget target, LockKind.Floor floor, String owner, long token, String mode,
+                                boolean all) {
+        return new ScriptCall(LuaScript.RW_RELEASE, keys(floor, target.key()), owner, target.channel(), num(token),
+                floorTtl(floor), mode, all ? "all" : "one");
+    }
+
+    /** rw_leave.lua */
+    static ScriptCall rwLeave(LockTarget target, String waiterId) {
+        return new ScriptCall(LuaScript.RW_LEAVE, new String[] {target.key()}, waiterId, target.channel());
+    }
+
+    /** The lock's keys, then the token floor's when there is one. */
+    private static String[] keys(LockKind.Floor floor, String... lockKeys) {
+        if (floor == null) {
+            return lockKeys;
+        }
+        String[] keys = java.util.Arrays.copyOf(lockKeys, lockKeys.length + 1);
+        keys[lockKeys.length] = floor.key();
+        return keys;
+    }
+
+    private static String floorTtl(LockKind.Floor floor) {
+        return floor == null ? "0" : floor.ttlMs();
+    }
+
+    private static String num(long value) {
+        return Long.toString(value);
+    }
+
+    private static String flag(boolean value) {
+        return value ? "1" : "0";
+    }
+}

@@ -1,0 +1,36 @@
+package dev.dlock;
+
+import dev.dlock.testing.RedisServer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** What a server counted in INFO commandstats since it started. */
+final class CommandStats {
+    private static final Pattern SCRIPT_CALLS = Pattern.compile("cmdstat_eval(?:sha)?:calls=(\\d+)");
+    private static final Pattern PUBLISHES = Pattern.compile("cmdstat_publish:calls=(\\d+)");
+
+    private CommandStats() {
+    }
+
+    /**
+     * @return how many EVAL and EVALSHA calls the server has run: every dlock operation is one script
+     *     call, so tests can count attempts and check that a refusal made none
+     */
+    static long scriptCalls(RedisServer server) {
+        return calls(server, SCRIPT_CALLS);
+    }
+
+    /** How many PUBLISH calls the server has run, scripts' included: each is a release that woke waiters. */
+    static long publishes(RedisServer server) {
+        return calls(server, PUBLISHES);
+    }
+
+    private static long calls(RedisServer server, Pattern commandStat) {
+        Matcher matcher = commandStat.matcher((String) server.command("INFO", "commandstats"));
+        long calls = 0;
+        while (matcher.find()) {
+            calls += Long.parseLong(matcher.group(1));
+        }
+        return calls;
+    }
+}

@@ -1,0 +1,222 @@
+package dev.dlock;
+
+import dev.dlock.testing.RedisServer;
+import dev.dlock.testing.RedisServers;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * JUnit 5 extension giving a test class lock clients on one Redis, on Redlock masters, or on both
+ * (for suites that check each property on either topology).
+ *
+ * <pre>{@code
+ * @RegisterExtension
+ * static final LockServers servers = LockServers.singleRedis();
+ * }</pre>
+ *
+ * <p>Register it in a static field: the servers start once for the class (see {@link
+ * RedisServers}). Every client and every other resource handed out or {@linkplain #track tracked}
+ * during a test is closed after it, last opened first, before the servers are brought back to a
+ * healthy, empty state; a close that fails fails the test.
+ */
+final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
+
+    /** Where a client's locks live. */
+    enum Topology {
+        ONE_REDIS, REDLOCK
+    }
+
+    private final Map<Topology, RedisServers> topologies;
+    private final Duration redlockNodeTimeout;
+    private final List<AutoCloseable> open = new ArrayList<>();
+    private boolean inTest;
+
+    private LockServers(Map<Topology, RedisServers> topologies, Duration redlockNodeTimeout) {
+        this.topologies = topologies;
+        this.redlockNodeTimeout = redlockNodeTimeout;
+    }
+
+    /** @return clients on one Redis server */
+    static LockServers singleRedis() {
+        return new LockServers(new EnumMap<>(Map.of(Topology.ONE_REDIS, RedisServers.standalone())), null);
+    }
+
+    /** @return clients on Redlock over {@code masters} independent servers */
+    static LockServers redlock(int masters) {
+        return new LockServers(new EnumMap<>(Map.of(Topology.REDLOCK, RedisServers.masters(masters))), null);
+    }
+
+    /** @return clients on one Redis server and clients on Redlock over {@code masters} other servers */
+    static LockServers singleRedisAndRedlock(int masters) {
+        return new LockServers(new EnumMap<>(Map.of(
+                Topology.ONE_REDIS, RedisServers.standalone(),
+                Topology.REDLOCK, RedisServers.masters(masters))), null);
+    }
+
+    /**
+     * @return this extension, whose Redlock clients all wait {@code timeout} for each node instead of
+     *     the library's default (a tenth of the lease, too tight for a short test lease on a busy machine)
+     */
+    LockServers withRedlockNodeTimeout(Duration timeout) {
+        return new LockServers(topologies, timeout);
+    }
+
+    /**
+     * Settings of a client whose watchdog lease is {@code watchdogLease}, with a command timeout that
+     * fits it: a quarter of the lease, at most 2 s.
+     */
+    static UnaryOperator<LockClientBuilder> lease(Duration watchdogLease) {
+        return builder -> builder.defaultLease(watchdogLease)
+                .commandTimeout(Duration.ofMillis(Math.min(2000, watchdogLease.toMillis() / 4)));
+    }
+
+    /** @return a client of the only topology with the default lease and a 2 s command timeout */
+    LockClient newClient() {
+        return newClient(onlyTopology());
+    }
+
+    /** @return a client of {@code topology} with the default lease and a 2 s command timeout */
+    LockClient newClient(Topology topology) {
+        return newClient(topology, lease(LockClient.DEFAULT_LEASE));
+    }
+
+    /** @return a client of the only topology with the given watchdog lease (see {@link #lease}) */
+    LockClient newClient(Duration watchdogLease) {
+        return newClient(onlyTopology(), lease(watchdogLease));
+    }
+
+    /**
+     * @param settings what the test sets on a builder that knows only the servers (and the Redlock node
+     *     timeout, if this extension has one): everything else is the library's default
+     * @return a client of the only topology
+     */
+    LockClient newClient(UnaryOperator<LockClientBuilder> settings) {
+        return newClient(onlyTopology(), settings);
+    }
+
+    /** @return a client of {@code topology}: see {@link #newClient(UnaryOperator)} */
+    LockClient newClient(Topology topology, UnaryOperator<LockClientBuilder> settings) {
+        requireTest();
+        LockClientBuilder builder = topology == Topology.ONE_REDIS
+                ? LockClient.builder().redisUri(server().uri())
+                : LockClient.builder().redlockNodes(uris(Topology.REDLOCK).toArray(String[]::new));
+        if (topology == Topology.REDLOCK && redlockNodeTimeout != null) {
+            builder.redlockNodeTimeout(redlockNodeTimeout);
+        }
+        return track(settings.apply(builder).build());
+    }
+
+    /** Closes {@code closeable} after the test, before anything opened earlier. */
+    <T extends AutoCloseable> T track(T closeable) {
+        requireTest();
+        open.add(closeable);
+        return closeable;
+    }
+
+    /** @return a counter kept on the one Redis server under {@code key}, for exclusion checks */
+    UnsafeCounter counter(String key) {
+        RedisClient redis = RedisClient.create(server().uri());
+        track(redis::shutdown);
+        StatefulRedisConnection<String, String> connection = track(redis.connect());
+        return new UnsafeCounter(connection, key);
+    }
+
+    /** @return the one Redis server */
+    RedisServer server() {
+        return of(Topology.ONE_REDIS).server();
+    }
+
+    /** @return the Redlock master at {@code index}, 0-based */
+    RedisServer master(int index) {
+        return of(Topology.REDLOCK).get(index);
+    }
+
+    /** @return every server of {@code topology}, in index order */
+    List<RedisServer> servers(Topology topology) {
+        return of(topology).all();
+    }
+
+    /** @return the URI of every server of {@code topology}, in index order */
+    List<String> uris(Topology topology) {
+        return of(topology).uris();
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        for (RedisServers servers : topologies.values()) {
+            servers.beforeAll(context);
+        }
+    }
+
+    @Override
+    public void beforeEach(ExtensionContext context) {
+        for (RedisServers servers : topologies.values()) {
+            servers.beforeEach(context);
+        }
+        inTest = true;
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) throws Exception {
+        inTest = false;
+        Exception failure = null;
+        for (int i = open.size() - 1; i >= 0; i--) {
+            try {
+                open.get(i).close();
+            } catch (Exception e) {
+                if (failure == null) {
+                    failure = new IllegalStateException("closing what the test opened failed", e);
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        open.clear();
+        for (RedisServers servers : topologies.values()) {
+            servers.afterEach(context);
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        for (RedisServers servers : topologies.values()) {
+            servers.afterAll(context);
+        }
+    }
+
+    private RedisServers of(Topology topology) {
+        RedisServers servers = topologies.get(topology);
+        if (servers == null) {
+            throw new IllegalStateException("this LockServers has no " + topology + " servers, only " + topologies.keySet());
+        }
+        return servers;
+    }
+
+    private Topology onlyTopology() {
+        if (topologies.size() != 1) {
+            throw new IllegalStateException("this LockServers has " + topologies.keySet() + ": name the topology");
+        }
+        return topologies.keySet().iterator().next();
+    }
+
+    private void requireTest() {
+        if (!inTest) {
+            throw new IllegalStateException("clients are handed out inside tests only: register LockServers with "
+                    + "@RegisterExtension in a static field and call it from a test or @BeforeEach method");
+        }
+    }
+}
