@@ -371,6 +371,23 @@ class LockContractTest {
     }
 
     @Contract
+    void infoShowsHowLongTheHoldHasLastedAcrossReentries(Subject subject) throws Exception {
+        DistributedLock lock = subject.kind().of(client(subject), "timed");
+        assertThat(lock.info().heldFor()).isEqualTo(Duration.ZERO);
+        long before = System.nanoTime();
+        lock.lock();
+        // the servers run on this machine: their clock and this one agree, up to the rounding to ms
+        await().atMost(Duration.ofSeconds(10)).until(() -> lock.info().heldFor().toMillis() >= 300);
+        assertThat(lock.tryLock()).isTrue();
+        Duration afterReentry = lock.info().heldFor();
+        assertThat(afterReentry).as("a re-entry does not restart it")
+                .isBetween(Duration.ofMillis(300), Duration.ofNanos(System.nanoTime() - before).plusMillis(5));
+        lock.unlock();
+        lock.unlock();
+        assertThat(lock.info().heldFor()).isEqualTo(Duration.ZERO);
+    }
+
+    @Contract
     void closeReleasesWhatTheClientHolds(Subject subject) throws Exception {
         LockClient client = client(subject);
         subject.kind().of(client, "held-at-close").lock();

@@ -24,10 +24,12 @@ final class LockInspector {
         CompletableFuture<Long> waiting = store.waitingClients(target).exceptionally(error -> 0L);
         return store.inspect(target, kind).thenCombine(waiting, (state, waitingClients) -> {
             if (!state.isHeld()) {
-                return new LockInfo(target.name(), target.key(), Optional.empty(), 0, Duration.ZERO, 0, waitingClients);
+                return new LockInfo(target.name(), target.key(), Optional.empty(), 0, Duration.ZERO, 0, waitingClients,
+                        Duration.ZERO);
             }
             return new LockInfo(target.name(), target.key(), Optional.of(ClientIdentity.parseHolder(state.holder())),
-                    state.holdCount(), Duration.ofMillis(Math.max(0, state.pttlMs())), state.token(), waitingClients);
+                    state.holdCount(), Duration.ofMillis(Math.max(0, state.pttlMs())), state.token(), waitingClients,
+                    Duration.ofMillis(state.heldMs()));
         });
     }
 

@@ -5,10 +5,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** A lock's raw state as a store reads it; {@code owner} is null when free. */
-record LockState(String owner, int holdCount, long token, String holder, long pttlMs) {
+/**
+ * A lock's raw state as a store reads it; {@code owner} is null when free. {@code heldMs} is how
+ * long the hold has lasted by the server's clock (see inspect.lua).
+ */
+record LockState(String owner, int holdCount, long token, String holder, long pttlMs, long heldMs) {
 
-    static final LockState FREE = new LockState(null, 0, 0, "", 0);
+    static final LockState FREE = new LockState(null, 0, 0, "", 0, 0);
 
     boolean isHeld() {
         return owner != null;
@@ -16,7 +19,9 @@ record LockState(String owner, int holdCount, long token, String holder, long pt
 
     /**
      * Redlock's view of the nodes' states (null for a node that failed): held by the owner that
-     * holds a quorum of the copies, with the largest token and the shortest lease left; else free.
+     * holds a quorum of the copies, with the largest token, the shortest lease left and the median
+     * of the copies' hold times (each read on its node's clock, so one clock far off does not
+     * decide); else free.
      */
     static LockState heldByQuorum(List<LockState> states, int quorum) {
         Map<String, List<LockState>> byOwner = new HashMap<>();
@@ -37,6 +42,7 @@ record LockState(String owner, int holdCount, long token, String holder, long pt
         long token = copies.stream().mapToLong(LockState::token).max().orElse(0);
         long pttl = copies.stream().mapToLong(LockState::pttlMs).min().orElse(0);
         int holdCount = copies.stream().mapToInt(LockState::holdCount).max().orElse(0);
-        return new LockState(first.owner(), holdCount, token, first.holder(), pttl);
+        long[] held = copies.stream().mapToLong(LockState::heldMs).sorted().toArray();
+        return new LockState(first.owner(), holdCount, token, first.holder(), pttl, held[held.length / 2]);
     }
 }

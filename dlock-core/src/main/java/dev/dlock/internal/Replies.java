@@ -29,7 +29,8 @@ final class Replies {
             return LockState.FREE;
         }
         return new LockState(String.valueOf(fields.get(0)), ((Long) fields.get(1)).intValue(),
-                Long.parseLong(String.valueOf(fields.get(2))), String.valueOf(fields.get(3)), (Long) fields.get(4));
+                Long.parseLong(String.valueOf(fields.get(2))), String.valueOf(fields.get(3)), (Long) fields.get(4),
+                (Long) fields.get(5));
     }
 
     /** Runs renew.lua for the holds (of any kind) on one node: per hold 1 renewed, 0 gone, -1 someone else's. */
