@@ -10,7 +10,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * Where the locks of {@code exec}, {@code status}, {@code list} and {@code release} live, from the
+ * Where the locks of {@code exec}, {@code status}, {@code list}, {@code top} and {@code release} live, from the
  * global options: one Redis ({@code --redis}, else {@code $REDIS_URL}, else the default address;
  * a Sentinel URL is one Redis too), a Redlock ({@code --redlock}) or a Redis Cluster
  * ({@code --cluster}). The one place that turns them into a {@link LockClientBuilder}.

@@ -20,7 +20,7 @@ import picocli.CommandLine.ScopeType;
         versionProvider = Version.class,
         description = "Distributed locks on Redis, from the command line.",
         subcommands = {DemoCommand.class, ExecCommand.class, StatusCommand.class, ListCommand.class,
-                ReleaseCommand.class, HelpCommand.class},
+                TopCommand.class, ReleaseCommand.class, HelpCommand.class},
         footerHeading = "%nRedis:%n",
         footer = {
                 "  --redis URL, else $REDIS_URL, else redis://127.0.0.1:6379 (a Sentinel URL",
@@ -32,7 +32,8 @@ import picocli.CommandLine.ScopeType;
                 "    0  ok",
                 "    1  exec: lock not acquired within --wait; release: lock not held;",
                 "       demo: the lock mode did not sell exactly the stock",
-                "    2  bad input, or Redis unreachable",
+                "    2  bad input",
+                "   69  Redis unreachable or failing",
                 "   70  internal error (a bug: please report it)",
                 "  122  exec: the lock was lost while the command ran, which was stopped",
                 "  126  exec: the command cannot be executed; 127: not found",
@@ -72,7 +73,7 @@ public final class DlockCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new UsageException("missing command: demo, exec, status, list or release (see 'dlock --help')");
+        throw new UsageException("missing command: demo, exec, status, list, top or release (see 'dlock --help')");
     }
 
     public boolean verbose() {
@@ -102,7 +103,7 @@ public final class DlockCommand implements Runnable {
     public RedisSource explicitRedis() {
         if (!redlock.isEmpty() || !cluster.isEmpty()) {
             throw new UsageException((redlock.isEmpty() ? "--cluster" : "--redlock")
-                    + " is for exec, status, list and release: the demo runs on one Redis (--redis URL)");
+                    + " is for exec, status, list, top and release: the demo runs on one Redis (--redis URL)");
         }
         ClientOptions options = clientOptions();
         if (redis != null) {

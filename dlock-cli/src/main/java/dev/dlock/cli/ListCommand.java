@@ -15,7 +15,8 @@ import picocli.CommandLine.Spec;
 /** {@code dlock list [PATTERN]}. */
 @Command(name = "list",
         mixinStandardHelpOptions = true,
-        description = {"Lists every held lock whose name matches PATTERN, with its holder and lease left.",
+        description = {"Lists every held lock whose name matches PATTERN, with its holder, how long it has "
+                + "been held, lease left and waiting clients.",
                 "Walks the keyspace with SCAN (Redis is not blocked) and reads each lock: meant for "
                         + "people and scripts, not hot paths. Exits 0, also when nothing is held."})
 public final class ListCommand implements Callable<Integer> {
@@ -46,24 +47,12 @@ public final class ListCommand implements Callable<Integer> {
             if (json) {
                 out.println(LockInfoView.toJson(locks.stream().map(LockInfoView::json).toList()));
             } else if (locks.isEmpty()) {
-                out.println("no held lock matches '" + pattern + "'");
+                out.println(LockInfoView.noneMatches(pattern));
             } else {
-                printTable(out, locks);
+                LockInfoView.table(locks).forEach(out::println);
             }
             out.flush();
             return ExitCodes.OK;
-        }
-    }
-
-    private static void printTable(PrintWriter out, List<LockInfo> locks) {
-        int nameWidth = Math.max(4, locks.stream().mapToInt(info -> info.name().length()).max().orElse(0));
-        int holderWidth = Math.max(6, locks.stream()
-                .mapToInt(info -> info.holder().map(LockInfoView::holder).orElse("").length()).max().orElse(0));
-        String format = "%-" + nameWidth + "s  %-" + holderWidth + "s  %10s  %s%n";
-        out.printf(format, "NAME", "HOLDER", "LEASE LEFT", "WAITING");
-        for (LockInfo info : locks) {
-            out.printf(format, info.name(), info.holder().map(LockInfoView::holder).orElse("-"),
-                    Durations.format(info.remainingLease()), info.waitingClients());
         }
     }
 }

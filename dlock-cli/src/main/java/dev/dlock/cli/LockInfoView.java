@@ -4,10 +4,12 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.dlock.LockHolder;
 import dev.dlock.LockInfo;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
-/** How {@code status} and {@code list} show a {@link LockInfo}, to people and to scripts. */
+/** How {@code status}, {@code list} and {@code top} show a {@link LockInfo}, to people and to scripts. */
 final class LockInfoView {
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -33,6 +35,7 @@ final class LockInfoView {
         json.put("holder", info.holder().map(LockInfoView::holderJson).orElse(null));
         json.put("holdCount", info.holdCount());
         json.put("remainingLeaseMs", info.remainingLease().toMillis());
+        json.put("heldForMs", info.heldFor().toMillis());
         json.put("fencingToken", info.isLocked() ? info.fencingToken() : null);
         json.put("waitingClients", info.waitingClients());
         return json;
@@ -59,12 +62,39 @@ final class LockInfoView {
         info.holder().ifPresent(holder -> {
             row(out, "holder", holder(holder));
             row(out, "hold count", Integer.toString(info.holdCount()));
+            row(out, "held for", Durations.format(info.heldFor()));
             row(out, "lease left", Durations.format(info.remainingLease()));
             row(out, "fencing token", Long.toString(info.fencingToken()));
         });
         row(out, "waiting", info.waitingClients() + (info.waitingClients() == 1 ? " client" : " clients"));
         row(out, "key", info.key());
         return out.toString();
+    }
+
+    /** What {@code list} and {@code top} say when no held lock matches. */
+    static String noneMatches(String pattern) {
+        return "no held lock matches '" + pattern + "'";
+    }
+
+    /**
+     * The table of {@code list} and {@code top}, a header and a line per lock in the given order,
+     * each column as wide as its widest cell; no line ends with a line separator.
+     */
+    static List<String> table(List<LockInfo> locks) {
+        int nameWidth = Math.max(4, locks.stream().mapToInt(info -> info.name().length()).max().orElse(0));
+        int holderWidth = Math.max(6, locks.stream().mapToInt(info -> holderCell(info).length()).max().orElse(0));
+        String format = "%-" + nameWidth + "s  %-" + holderWidth + "s  %8s  %10s  %s";
+        List<String> lines = new ArrayList<>();
+        lines.add(String.format(format, "NAME", "HOLDER", "HELD FOR", "LEASE LEFT", "WAITING").stripTrailing());
+        for (LockInfo info : locks) {
+            lines.add(String.format(format, info.name(), holderCell(info), Durations.format(info.heldFor()),
+                    Durations.format(info.remainingLease()), info.waitingClients()));
+        }
+        return lines;
+    }
+
+    private static String holderCell(LockInfo info) {
+        return info.holder().map(LockInfoView::holder).orElse("-");
     }
 
     private static void row(StringBuilder out, String label, String value) {

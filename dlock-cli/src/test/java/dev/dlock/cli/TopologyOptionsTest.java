@@ -90,9 +90,9 @@ class TopologyOptionsTest {
     @Test
     void theDemoRunsOnOneRedis() {
         assertOneLineUsageError(Cli.run("--redlock", A + "," + B + "," + C, "demo"),
-                "--redlock is for exec, status, list and release: the demo runs on one Redis");
+                "--redlock is for exec, status, list, top and release: the demo runs on one Redis");
         assertOneLineUsageError(Cli.run("demo", "--cluster", A),
-                "--cluster is for exec, status, list and release: the demo runs on one Redis");
+                "--cluster is for exec, status, list, top and release: the demo runs on one Redis");
     }
 
     private static void assertOneLineUsageError(Cli.Result result, String message) {
