@@ -48,14 +48,7 @@ final class Cli {
      */
     static Running start(List<String> wrapper, List<String> jvmOptions, Map<String, String> env, String... args) {
         List<String> command = new ArrayList<>(wrapper);
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        // short-lived JVMs on a 2-core machine: skip the optimizing compiler, use the smallest GC
-        command.add("-XX:TieredStopAtLevel=1");
-        command.add("-XX:+UseSerialGC");
-        command.addAll(jvmOptions);
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(Main.class.getName());
+        command.addAll(javaCommand(jvmOptions));
         command.addAll(List.of(args));
         try {
             Path out = Files.createTempFile("dlock-cli-out-", ".txt");
@@ -94,6 +87,20 @@ final class Cli {
             // not Linux: leave it as it is
         }
         return List.of();
+    }
+
+    /** The dlock command up to its arguments: {@code java [jvmOptions] -cp <test class path> dev.dlock.cli.Main}. */
+    static List<String> javaCommand(List<String> jvmOptions) {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        // short-lived JVMs on a 2-core machine: skip the optimizing compiler, use the smallest GC
+        command.add("-XX:TieredStopAtLevel=1");
+        command.add("-XX:+UseSerialGC");
+        command.addAll(jvmOptions);
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(Main.class.getName());
+        return command;
     }
 
     /** A dlock process still running (or not). {@link #close()} kills it. */
