@@ -88,6 +88,25 @@ class BadInputTest {
     }
 
     @Test
+    void topIntervalBelowTheMinimum() {
+        assertOneLineUsageError(Cli.run("top", "--interval", "50ms"), "--interval 50 ms is too short: at least 100ms");
+    }
+
+    @Test
+    void topIterationsThatAreNotACount() {
+        assertOneLineUsageError(Cli.run("top", "--iterations", "0"), "--iterations 0 is not a count of refreshes");
+        assertOneLineUsageError(Cli.run("top", "--once", "--iterations", "3"),
+                "--once and --iterations 3 contradict each other");
+    }
+
+    @Test
+    void topWithRedisUnreachable() throws IOException {
+        String url = "redis://127.0.0.1:" + closedPort();
+        assertOneLineError(Cli.run("--redis", url, "watch", "--once"), ExitCodes.REDIS_UNAVAILABLE,
+                "cannot connect to Redis at " + url);
+    }
+
+    @Test
     void verboseShowsTheStackTrace() throws IOException {
         String url = "redis://127.0.0.1:" + closedPort();
         Cli.Result result = Cli.run("--verbose", "--redis", url, "status", "job");

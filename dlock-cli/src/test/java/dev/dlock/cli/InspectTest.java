@@ -44,6 +44,7 @@ class InspectTest {
 
     @Test
     void statusShowsHolderHoldCountLeaseTokenAndWaiters() throws Exception {
+        long before = System.nanoTime();
         LockHandle held = holder.getLock("orders").acquireAsync().join();
         CompletableFuture<Optional<LockHandle>> waiting = waiter.getLock("orders").tryAcquireAsync(Duration.ofMinutes(1));
         await().atMost(Duration.ofSeconds(10)).until(() -> holder.getLock("orders").info().waitingClients() == 1);
@@ -52,7 +53,7 @@ class InspectTest {
         assertThat(text.exitCode()).as(text.toString()).isZero();
         assertThat(text.stdout()).contains("lock 'orders': held",
                 "inspect-holder on ", ", pid " + ProcessHandle.current().pid() + ", thread ",
-                "hold count     1", "fencing token  " + held.fencingToken(), "waiting        1 client");
+                "hold count     1", "held for       ", "fencing token  " + held.fencingToken(), "waiting        1 client");
 
         Cli.Result json = dlock("status", "--json", "orders");
         assertThat(json.exitCode()).as(json.toString()).isZero();
@@ -63,6 +64,8 @@ class InspectTest {
         assertThat(status.get("holder").get("pid").asLong()).isEqualTo(ProcessHandle.current().pid());
         assertThat(status.get("holdCount").asInt()).isEqualTo(1);
         assertThat(status.get("remainingLeaseMs").asLong()).isBetween(1L, HOLDER_LEASE.toMillis());
+        // the server runs on this machine: its clock and this one agree, up to the rounding to ms
+        assertThat(status.get("heldForMs").asLong()).isBetween(0L, (System.nanoTime() - before) / 1_000_000 + 5);
         assertThat(status.get("fencingToken").asLong()).isEqualTo(held.fencingToken());
         assertThat(status.get("waitingClients").asLong()).isEqualTo(1);
 
@@ -100,6 +103,8 @@ class InspectTest {
         assertThat(matching.get(1).get("name").asText()).isEqualTo("orders-b");
         assertThat(matching.get(0).get("holder").get("client").asText()).isEqualTo("inspect-holder");
         assertThat(matching.get(0).get("remainingLeaseMs").asLong()).isPositive();
+        assertThat(matching.get(0).get("heldForMs").isIntegralNumber()).as(matching.toString()).isTrue();
+        assertThat(all.stdout().lines().findFirst().orElseThrow()).contains("HOLDER", "HELD FOR", "LEASE LEFT");
 
         Cli.Result none = dlock("list", "nothing-*");
         assertThat(none.stdout()).isEqualTo("no held lock matches 'nothing-*'" + System.lineSeparator());

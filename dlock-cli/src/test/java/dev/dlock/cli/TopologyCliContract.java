@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code exec}, {@code status}, {@code list} and {@code release --force} as real processes on one
+ * {@code exec}, {@code status}, {@code list}, {@code top} and {@code release --force} as real processes on one
  * topology (Sentinel, Redlock, Cluster), checked against the keys on the servers themselves.
  */
 abstract class TopologyCliContract {
@@ -94,6 +94,16 @@ abstract class TopologyCliContract {
             List<String> listed = StreamSupport.stream(JSON.readTree(list.stdout()).spliterator(), false)
                     .map(info -> info.get("name").asText()).toList();
             assertThat(listed).as(list.toString()).containsExactlyElementsOf(names.stream().sorted().toList());
+
+            Cli.Result top = dlock("top", "--once");
+            assertThat(top.exitCode()).as(top.toString()).isZero();
+            assertThat(top.stdout().lines().toList()).as(top.toString()).hasSize(names.size() + 2)
+                    .first().asString().contains(names.size() + (names.size() == 1 ? " held lock" : " held locks")
+                            + " matching '*'");
+            for (String name : names) {
+                assertThat(top.stdout()).as(top.toString())
+                        .containsPattern("(?m)^" + Pattern.quote(name) + " +dlock-exec:sh on ");
+            }
 
             for (int i = 0; i < names.size(); i++) {
                 String name = names.get(i);
