@@ -177,7 +177,8 @@ public final class LockClient implements AutoCloseable {
             throw new LockBackendException("interrupted while listing locks", e);
         } catch (java.util.concurrent.ExecutionException e) {
             Throwable cause = e.getCause() instanceof java.util.concurrent.CompletionException c ? c.getCause() : e.getCause();
-            throw cause instanceof LockBackendException b ? new LockBackendException(b.getMessage(), b)
+            throw cause instanceof LockBackendException b
+                    ? new LockBackendException(b.getMessage(), b, b.lockName().orElse(null), b.nodeErrors())
                     : new LockBackendException(String.valueOf(cause), cause);
         }
     }

@@ -40,6 +40,16 @@ class UnreachableRedisTest {
     }
 
     @Test
+    void listLocksNamesTheServerThatDidNotAnswer() {
+        LockClient client = servers.newClient(builder -> builder.commandTimeout(Duration.ofMillis(300)));
+        servers.server().kill();
+        assertThatThrownBy(() -> client.listLocks("*"))
+                .isInstanceOf(LockBackendException.class)
+                .hasMessageStartingWith("list failed: " + servers.server().uri() + ": ")
+                .satisfies(e -> assertThat(((LockBackendException) e).nodeErrors()).hasSize(1));
+    }
+
+    @Test
     void pausedRedisGivesAnOutcomeUnknownTimeout() {
         LockClient client = servers.newClient(builder -> builder.commandTimeout(Duration.ofMillis(300))
                 .outageTolerance(Duration.ofSeconds(1)));

@@ -1,6 +1,7 @@
 package dev.dlock.internal;
 
 import dev.dlock.LockBackendException;
+import dev.dlock.NodeError;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -237,7 +238,14 @@ final class SingleNodeStore implements LockStore, HandoffScript {
 
     @Override
     public CompletableFuture<List<String>> scan(String keyPattern) {
-        return node.scan(keyPattern);
+        return node.scan(keyPattern).handle((keys, error) -> {
+            if (error != null) {
+                NodeFailure failure = Failures.asNodeFailure(node, error, commandTimeoutMs);
+                NodeError described = failure.toNodeError();
+                throw new LockBackendException("list failed: " + described, failure, null, List.of(described));
+            }
+            return keys;
+        });
     }
 
     @Override
