@@ -15,7 +15,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "status",
         mixinStandardHelpOptions = true,
         description = {"Shows whether lock NAME is held, by whom (client name, host, pid, thread), its hold "
-                + "count, lease left, fencing token and how many clients wait for it.",
+                + "count, how long it has been held, lease left, fencing token and how many clients wait for it.",
                 "Exits 0 whether the lock is held or free."})
 public final class StatusCommand implements Callable<Integer> {
 

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +23,7 @@ final class Tmux implements AutoCloseable {
 
     private final String socket;
     private final String session = "dlock";
+    private Path socketFile;
 
     private Tmux(String socket) {
         this.socket = socket;
@@ -49,6 +52,7 @@ final class Tmux implements AutoCloseable {
         Tmux tmux = new Tmux("dlock-test-" + ProcessHandle.current().pid() + "-" + SESSIONS.incrementAndGet());
         tmux.run("-f", "/dev/null", "new-session", "-d", "-s", tmux.session, "-x", Integer.toString(columns),
                 "-y", Integer.toString(rows), shellCommand, ";", "set-option", "-t", tmux.session, "remain-on-exit", "on");
+        tmux.socketFile = Path.of(tmux.pane("#{socket_path}"));
         return tmux;
     }
 
@@ -73,6 +77,13 @@ final class Tmux implements AutoCloseable {
             run("kill-server");
         } catch (IllegalStateException alreadyGone) {
             // the server ended with its last session
+        }
+        try {
+            if (socketFile != null) {
+                Files.deleteIfExists(socketFile); // a killed server may leave it behind
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
