@@ -51,14 +51,23 @@ import java.util.function.Function;
  */
 public final class DlockMetrics implements LockObserver {
 
+    /** Timer of each acquisition, from its start to its outcome; tags {@code kind}, {@code outcome}. */
     public static final String ACQUIRE_WAIT = "dlock.acquire.wait";
+    /** Timer of each hold, from its grant to its release or loss; tags {@code kind}, {@code ending}. */
     public static final String HOLD = "dlock.hold";
+    /** Gauge of the holds right now, of every client using the registry. */
     public static final String LOCKS_HELD = "dlock.locks.held";
+    /** Gauge of the acquisitions waiting right now (threads and handles). */
     public static final String WAITERS = "dlock.waiters";
+    /** Counter of leases extended by the watchdog. */
     public static final String RENEWALS = "dlock.renewals";
+    /** Counter of holds a watchdog renewal could not reach because Redis did not answer. */
     public static final String RENEWAL_FAILURES = "dlock.renewal.failures";
+    /** Timer of how late each watchdog round started. */
     public static final String RENEWAL_LAG = "dlock.renewal.lag";
+    /** Counter of holds lost before their holder released them; tags {@code kind}, {@code cause}. */
     public static final String LOSSES = "dlock.losses";
+    /** Timer of each Redis script call (Redlock: per master); tags {@code script}, {@code outcome}. */
     public static final String REDIS_CALLS = "dlock.redis.calls";
     /** The name of the acquisition's {@link Observation}. */
     public static final String ACQUIRE_OBSERVATION = "dlock.acquire";
