@@ -132,6 +132,18 @@ class LockObserverTest {
     }
 
     @Test
+    void anAcquireThatRedisFailsIsAnErrorAndItsScriptCallFailed() {
+        Recorder recorder = new Recorder();
+        DistributedLock lock = servers.newClient(Topology.ONE_REDIS, builder -> builder.observer(recorder))
+                .getLock("down");
+        servers.server().kill();
+        assertThatThrownBy(lock::tryLock).isInstanceOf(LockBackendException.class);
+        assertThat(recorder.events).containsExactly("acquireStarted REENTRANT down",
+                "acquireFinished REENTRANT down ERROR [context of down]");
+        await().atMost(AWAIT).untilAsserted(() -> assertThat(recorder.scripts).contains("acquire failed"));
+    }
+
+    @Test
     void redlockReportsEveryNodesScriptCall() {
         Recorder recorder = new Recorder();
         DistributedLock lock = servers.newClient(Topology.REDLOCK, builder -> builder.observer(recorder))
