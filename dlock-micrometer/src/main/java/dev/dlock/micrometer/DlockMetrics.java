@@ -10,7 +10,6 @@ import io.micrometer.observation.ObservationRegistry;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Function;
 
 /**
@@ -72,10 +71,10 @@ public final class DlockMetrics implements LockObserver {
     /** The name of the acquisition's {@link Observation}. */
     public static final String ACQUIRE_OBSERVATION = "dlock.acquire";
 
-    private static final String[] KINDS = tagValues(Kind.values());
-    private static final String[] OUTCOMES = tagValues(AcquireOutcome.values());
-    private static final String[] ENDINGS = tagValues(HoldEnding.values());
-    private static final String[] CAUSES = tagValues(LossCause.values());
+    static final String[] KINDS = tagValues(Kind.values());
+    static final String[] OUTCOMES = tagValues(AcquireOutcome.values());
+    static final String[] ENDINGS = tagValues(HoldEnding.values());
+    static final String[] CAUSES = tagValues(LossCause.values());
 
     private final MeterRegistry registry;
     private final Function<String, String> lockNameTag;
@@ -102,7 +101,7 @@ public final class DlockMetrics implements LockObserver {
                 .description("dlock holds a watchdog renewal could not reach (Redis did not answer)").register(registry);
         this.renewalLag = Timer.builder(RENEWAL_LAG).description("how late each dlock watchdog round started")
                 .publishPercentileHistogram(histograms).register(registry);
-        this.untagged = new LockMeters(Tags.empty());
+        this.untagged = new LockMeters(registry, Tags.empty(), histograms);
     }
 
     /**
@@ -216,7 +215,7 @@ public final class DlockMetrics implements LockObserver {
         if (lockTag == null) {
             return untagged;
         }
-        return byLockTag.computeIfAbsent(lockTag, tag -> new LockMeters(Tags.of("lock", tag)));
+        return byLockTag.computeIfAbsent(lockTag, tag -> new LockMeters(registry, Tags.of("lock", tag), histograms));
     }
 
     private static String[] tagValues(Enum<?>[] values) {
@@ -225,58 +224,6 @@ public final class DlockMetrics implements LockObserver {
             tags[value.ordinal()] = value.name().toLowerCase(Locale.ROOT);
         }
         return tags;
-    }
-
-    /**
-     * The per-lock meters of one value of the lock tag (or of none), each registered on its first
-     * use: after that, finding it is an array read.
-     */
-    private final class LockMeters {
-        private final Tags base;
-        private final AtomicReferenceArray<Timer> waits = new AtomicReferenceArray<>(KINDS.length * OUTCOMES.length);
-        private final AtomicReferenceArray<Timer> holds = new AtomicReferenceArray<>(KINDS.length * ENDINGS.length);
-        private final AtomicReferenceArray<Counter> losses = new AtomicReferenceArray<>(KINDS.length * CAUSES.length);
-
-        LockMeters(Tags base) {
-            this.base = base;
-        }
-
-        Timer acquireWait(Kind kind, AcquireOutcome outcome) {
-            int slot = kind.ordinal() * OUTCOMES.length + outcome.ordinal();
-            Timer timer = waits.get(slot);
-            if (timer == null) {
-                // a race registers twice at worst, and the registry hands both the same timer
-                timer = Timer.builder(ACQUIRE_WAIT).description("dlock acquisitions, from start to outcome")
-                        .tags(base).tags("kind", KINDS[kind.ordinal()], "outcome", OUTCOMES[outcome.ordinal()])
-                        .publishPercentileHistogram(histograms).register(registry);
-                waits.set(slot, timer);
-            }
-            return timer;
-        }
-
-        Timer hold(Kind kind, HoldEnding ending) {
-            int slot = kind.ordinal() * ENDINGS.length + ending.ordinal();
-            Timer timer = holds.get(slot);
-            if (timer == null) {
-                timer = Timer.builder(HOLD).description("dlock holds, from grant to release or loss")
-                        .tags(base).tags("kind", KINDS[kind.ordinal()], "ending", ENDINGS[ending.ordinal()])
-                        .publishPercentileHistogram(histograms).register(registry);
-                holds.set(slot, timer);
-            }
-            return timer;
-        }
-
-        Counter loss(Kind kind, LossCause cause) {
-            int slot = kind.ordinal() * CAUSES.length + cause.ordinal();
-            Counter counter = losses.get(slot);
-            if (counter == null) {
-                counter = Counter.builder(LOSSES).description("dlock holds lost before their holder released them")
-                        .tags(base).tags("kind", KINDS[kind.ordinal()], "cause", CAUSES[cause.ordinal()])
-                        .register(registry);
-                losses.set(slot, counter);
-            }
-            return counter;
-        }
     }
 
     /** Configures a {@link DlockMetrics}; each option may be set once. */
