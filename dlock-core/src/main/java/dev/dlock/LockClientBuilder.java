@@ -11,13 +11,14 @@ import java.util.List;
 /**
  * Builds a {@link LockClient}; {@link LockClient#builder()} gives one. Each setter checks its value at once (an
  * {@link IllegalArgumentException} naming the bad value) and, except
- * {@link #listener(LockListener)}, may be called once (an {@link IllegalStateException} when
+ * {@link #listener(LockListener)} and {@link #observer(LockObserver)}, may be called once (an {@link IllegalStateException} when
  * called again); {@link #build()} checks the rules between options. Not thread-safe.
  */
 public final class LockClientBuilder {
     private final Settings.Builder settings = new Settings.Builder();
     private ClientResources clientResources;
     private final List<LockListener> listeners = new ArrayList<>();
+    private final List<LockObserver> observers = new ArrayList<>();
 
     LockClientBuilder() {
     }
@@ -288,6 +289,76 @@ public final class LockClientBuilder {
     }
 
     /**
+     * Told what the client's locks do, for metrics and tracing (see {@link LockObserver}), e.g.
+     * {@code DlockMetrics.of(meterRegistry)} of the {@code dlock-micrometer} module. May be called
+     * several times to add observers, which are told in the order they were added. Default: none.
+     * An observer that throws cannot break locking: the failure is logged and ignored.
+     *
+     * @param observer the observer to add
+     * @return this builder
+     * @throws IllegalArgumentException the observer is null
+     */
+    public LockClientBuilder observer(LockObserver observer) {
+        if (observer == null) {
+            throw new IllegalArgumentException("observer must not be null");
+        }
+        observers.add(observer);
+        return this;
+    }
+
+    /**
+     * Logs a hold that lasts longer than {@code threshold}: one WARN when it passes the threshold
+     * (lock name and kind, holder, how long so far, and where it was acquired when
+     * {@link #captureAcquireSite(boolean)} is on), and one more WARN when it is released or lost,
+     * with the total. One check on the client's timer looks at every hold, a tenth of the shortest
+     * threshold apart (10 ms to 1 s), so the first WARN comes that much late at most. Logger:
+     * {@code dev.dlock.internal.SlowLockWarnings}. Default: off, since how long is too long
+     * depends on what the lock protects.
+     *
+     * @param threshold how long a hold may last unreported, 1 ms to 365 days
+     * @return this builder
+     * @throws IllegalArgumentException the threshold is null, shorter than 1 ms or longer than 365 days
+     * @throws IllegalStateException    set already
+     */
+    public LockClientBuilder slowHoldThreshold(Duration threshold) {
+        settings.slowHoldThreshold(threshold);
+        return this;
+    }
+
+    /**
+     * Logs an acquisition that waits longer than {@code threshold}: one WARN when it passes the
+     * threshold, with the waiting thread, how long so far, the lock's current holder, lease left
+     * and waiting clients as Redis tells them (one inspect per lock and check), and where the
+     * acquire was called when {@link #captureAcquireSite(boolean)} is on; and one more WARN when
+     * the wait ends (acquired, timed out, interrupted or failed), with the total. Checked as
+     * {@link #slowHoldThreshold(Duration)} is. Default: off.
+     *
+     * @param threshold how long an acquisition may wait unreported, 1 ms to 365 days
+     * @return this builder
+     * @throws IllegalArgumentException the threshold is null, shorter than 1 ms or longer than 365 days
+     * @throws IllegalStateException    set already
+     */
+    public LockClientBuilder slowWaitThreshold(Duration threshold) {
+        settings.slowWaitThreshold(threshold);
+        return this;
+    }
+
+    /**
+     * Records, with every acquisition, the stack frame that called dlock (the first one outside
+     * dlock), so that the slow-hold and slow-wait warnings say where a lock was acquired. It costs
+     * a walk of the caller's stack per acquisition (re-entries excepted): a few microseconds.
+     * Default: off.
+     *
+     * @param capture whether to record the call site
+     * @return this builder
+     * @throws IllegalStateException set already
+     */
+    public LockClientBuilder captureAcquireSite(boolean capture) {
+        settings.captureAcquireSite(capture);
+        return this;
+    }
+
+    /**
      * Lettuce's event loops and timers to use instead of dlock's own, so that an application
      * runs one set for all its Redis clients. dlock does not shut them down when it closes
      * (the application does, after closing the client), and their reconnect delay applies:
@@ -337,7 +408,7 @@ public final class LockClientBuilder {
         Settings built = settings.build();
         LettuceNodes connections = LettuceNodes.connect(built, clientResources);
         try {
-            return new LockClient(LockEngine.start(built, connections.nodes(), listeners), connections);
+            return new LockClient(LockEngine.start(built, connections.nodes(), listeners, observers), connections);
         } catch (RuntimeException e) {
             connections.nodes().forEach(node -> node.close());
             connections.close();

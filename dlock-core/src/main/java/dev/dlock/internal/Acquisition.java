@@ -26,7 +26,7 @@ final class Acquisition implements ParkedWaiters.Waiter {
 
     /** What the loop works with; nothing else of the client is reachable from it. */
     record Context(LockStore store, WakeUps wakeUps, LocalHandoff handoff, ClientIdentity identity, Ticker ticker,
-                   Settings settings) {
+                   Settings settings, LockEvents events) {
     }
 
     private final Context context;
@@ -54,6 +54,8 @@ final class Acquisition implements ParkedWaiters.Waiter {
     private volatile boolean askedRedis;
     /** Rides through Redis failures within the wait (or the outage tolerance); used by one step at a time. */
     private final OutageRetry outages;
+    /** What the client's observers and slow-lock warnings follow of this acquisition. */
+    private final AcquireTrace trace;
 
     /**
      * @param owner         for a re-entry the hold's owner id; else a prefix to which each attempt
@@ -81,6 +83,7 @@ final class Acquisition implements ParkedWaiters.Waiter {
         this.park = new LocalPark(context, target, kind, reentry);
         this.watch = new ChannelWatch(context.wakeUps(), target.channel(), kind.handsOver() ? queue.waiterId() : "");
         this.outages = new OutageRetry(context.ticker(), reentry ? 0 : waitNanos, context.settings().outageTolerance());
+        this.trace = context.events().acquireStarted(target, kind, holder, waitNanos, reentry);
     }
 
     Acquisition start() {
@@ -99,6 +102,11 @@ final class Acquisition implements ParkedWaiters.Waiter {
     /** The owner id of the last attempt: once granted, the hold's. */
     String owner() {
         return owner;
+    }
+
+    /** Where the acquire was called from, when the client captures it; else null. */
+    StackTraceElement site() {
+        return trace.site;
     }
 
     @Override
@@ -217,6 +225,7 @@ final class Acquisition implements ParkedWaiters.Waiter {
 
     /** @param wakeOnRelease false: wait out the back-off even if a release message comes */
     private void waitForWake(long waitNanos, boolean wakeOnRelease) {
+        trace.waiting();
         boolean parked = wakeOnRelease && park.enabled();
         PendingWake wait = new PendingWake(() -> {
             if (parked) {
@@ -268,6 +277,10 @@ final class Acquisition implements ParkedWaiters.Waiter {
     }
 
     private void finish(AcquireReply.Granted grant) {
+        if (grant != null && !result.isDone()) {
+            // reported before the caller's thread is released, so its lock() returns with it counted
+            trace.granted();
+        }
         if (grant != null && result.complete(grant)) {
             // the caller first: the channel can be left once its thread is on its way
             leaveChannel();
@@ -279,6 +292,7 @@ final class Acquisition implements ParkedWaiters.Waiter {
         }
         leaveChannel();
         if (grant == null) {
+            trace.gaveUp(cancelled);
             queue.leaveThen(() -> result.complete(null));
             return;
         }
@@ -291,6 +305,7 @@ final class Acquisition implements ParkedWaiters.Waiter {
     }
 
     private void fail(Throwable failure) {
+        trace.failed();
         leaveChannel();
         queue.leave();
         result.completeExceptionally(failure);

@@ -4,12 +4,15 @@ import dev.dlock.LockLostException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * One owner's hold on one lock, as this process knows it. A thread-bound hold counts re-entries
  * (touched only by its thread); a handle's hold has count 1.
  */
 final class Hold {
+    private static final AtomicIntegerFieldUpdater<Hold> ENDED = AtomicIntegerFieldUpdater.newUpdater(Hold.class, "ended");
+
     final LockTarget target;
     final LockKind kind;
     final String name;
@@ -26,10 +29,21 @@ final class Hold {
     /** What must let go of the hold once it is declared lost (the registry, the watchdog). */
     private final List<Runnable> lossActions = new CopyOnWriteArrayList<>();
     private volatile boolean declaredLost;
+    /** When it began (registered after its grant), on the ticker's clock. */
+    final long heldSinceNanos;
+    /** Where its acquire was called from, when the client captures it; else null. */
+    final StackTraceElement acquireSite;
+    /** Whether the slow-hold warning was logged for it. */
+    volatile boolean reportedSlow;
+    /** 1 once its end (released or lost) was reported: see {@link #end()}. */
+    private volatile int ended;
 
-    /** @param ticker the clock of {@code validUntilNanos} */
+    /**
+     * @param ticker      the clock of {@code validUntilNanos}
+     * @param acquireSite where its acquire was called from, or null
+     */
     Hold(LockTarget target, LockKind kind, String owner, String holder, long token, long leaseMs,
-         long validUntilNanos, Ticker ticker) {
+         long validUntilNanos, Ticker ticker, StackTraceElement acquireSite) {
         this.target = target;
         this.kind = kind;
         this.name = target.name();
@@ -39,6 +53,13 @@ final class Hold {
         this.leaseMs = leaseMs;
         this.validUntilNanos = validUntilNanos;
         this.ticker = ticker;
+        this.acquireSite = acquireSite;
+        this.heldSinceNanos = ticker.nanoTime();
+    }
+
+    /** True only for the first caller: the one who reports how the hold ended. */
+    boolean end() {
+        return ENDED.compareAndSet(this, 0, 1);
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.dlock.internal;
 
 import dev.dlock.LockListener;
 import dev.dlock.LockLostException;
+import dev.dlock.LockObserver.LossCause;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -22,17 +23,20 @@ final class HoldLosses {
             "it was no longer its owner's at release (lease expired or force-released); the lock was left untouched";
 
     private final List<LockListener> listeners;
+    private final LockEvents events;
     private final ExecutorService listenerExecutor = Executors.newSingleThreadExecutor(Daemons.named("dlock-listener"));
 
-    HoldLosses(List<LockListener> listeners) {
+    HoldLosses(List<LockListener> listeners, LockEvents events) {
         this.listeners = List.copyOf(listeners);
+        this.events = events;
     }
 
-    /** Marks the hold lost and tells the listeners, once. */
-    void lost(Hold hold, String reason) {
+    /** Marks the hold lost and tells the observers and the listeners, once. */
+    void lost(Hold hold, LossCause cause, String reason) {
         if (hold.markLost(reason)) {
             LockLostException loss = hold.lossOrNull();
             LOG.warn(loss.getMessage());
+            events.lost(hold, cause);
             for (LockListener listener : listeners) {
                 listenerExecutor.execute(() -> {
                     try {

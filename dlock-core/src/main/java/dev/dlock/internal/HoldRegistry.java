@@ -1,5 +1,7 @@
 package dev.dlock.internal;
 
+import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -41,6 +43,11 @@ final class HoldRegistry {
     /** Whether the hold is still filed: neither forgotten nor lost. */
     boolean isRegistered(Hold hold) {
         return all.contains(hold);
+    }
+
+    /** Every registered hold, as a live view (weakly consistent while it is iterated). */
+    Collection<Hold> live() {
+        return Collections.unmodifiableSet(all);
     }
 
     /** Every registered hold, at this moment. */

@@ -1,6 +1,7 @@
 package dev.dlock.internal;
 
 import dev.dlock.LockBackendException;
+import dev.dlock.LockObserver.LossCause;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -114,7 +115,7 @@ final class LocalHandoff {
                     handedOver.remove(target.key());
                     next.resume();
                     if (reply.notOwner()) {
-                        losses.lost(hold, HoldLosses.NOT_OWNER_AT_RELEASE);
+                        losses.lost(hold, LossCause.GONE, HoldLosses.NOT_OWNER_AT_RELEASE);
                         throw hold.lossOrNull();
                     }
                     return null;

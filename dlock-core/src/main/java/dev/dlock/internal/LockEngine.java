@@ -4,6 +4,9 @@ import dev.dlock.LockBackendException;
 import dev.dlock.LockInfo;
 import dev.dlock.LockListener;
 import dev.dlock.LockLostException;
+import dev.dlock.LockObserver;
+import dev.dlock.LockObserver.HoldEnding;
+import dev.dlock.LockObserver.LossCause;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -33,6 +36,7 @@ public final class LockEngine implements AutoCloseable {
     private final ClientIdentity identity;
     private final HoldRegistry holds = new HoldRegistry();
     private final HoldLosses losses;
+    private final LockEvents events;
     private final WakeUps wakeUps;
     private final LocalHandoff handoff;
     private final Watchdog watchdog;
@@ -46,25 +50,35 @@ public final class LockEngine implements AutoCloseable {
      * The engine of a client: a Redlock quorum over the nodes when the settings say so, else the
      * one node's store. Takes over the nodes: {@link #close()} closes them.
      */
-    public static LockEngine start(Settings settings, List<RedisNode> nodes, List<LockListener> listeners) {
-        return new LockEngine(settings, nodes, listeners, Ticker.system());
+    public static LockEngine start(Settings settings, List<RedisNode> nodes, List<LockListener> listeners,
+                                   List<LockObserver> observers) {
+        return new LockEngine(settings, nodes, listeners, observers, Ticker.system());
     }
 
     /** @param ticker the clock and timer of every deadline, validity and renewal */
     LockEngine(Settings settings, List<RedisNode> nodes, List<LockListener> listeners, Ticker ticker) {
+        this(settings, nodes, listeners, List.of(), ticker);
+    }
+
+    private LockEngine(Settings settings, List<RedisNode> rawNodes, List<LockListener> listeners,
+                       List<LockObserver> observers, Ticker ticker) {
         this.ticker = ticker;
+        this.events = new LockEvents(observers, settings.slowLocks(), ticker);
+        List<RedisNode> nodes = events.observe(rawNodes);
         this.store = settings.redlock() ? new QuorumStore(nodes, settings, ticker)
                 : new SingleNodeStore(nodes.get(0), settings, ticker, settings.cluster());
         this.keyPrefix = settings.keyPrefix();
         this.watchdogLeaseMs = settings.defaultLease().toMillis();
         this.commandTimeoutMs = settings.commandTimeout().toMillis();
         this.identity = new ClientIdentity(settings.clientName());
-        this.losses = new HoldLosses(listeners);
+        this.losses = new HoldLosses(listeners, events);
         this.wakeUps = new WakeUps(store.nodes(), commandTimeoutMs);
         this.handoff = new LocalHandoff(store, wakeUps, holds, losses);
-        this.watchdog = new Watchdog(store, ticker, losses, watchdogLeaseMs, settings.renewBatch());
+        this.watchdog = new Watchdog(store, ticker, losses, events, watchdogLeaseMs, settings.renewBatch());
         this.inspector = new LockInspector(store, keyPrefix);
-        this.acquireContext = new Acquisition.Context(store, wakeUps, handoff, identity, ticker, settings);
+        this.acquireContext = new Acquisition.Context(store, wakeUps, handoff, identity, ticker, settings,
+                events);
+        events.startWarnings(holds, inspector);
         listenForForcedReleases();
     }
 
@@ -92,7 +106,7 @@ public final class LockEngine implements AutoCloseable {
         String owner = message.substring(tab + 1);
         for (Hold hold : holds.snapshot()) {
             if (hold.owner.equals(owner) && hold.target.key().equals(key)) {
-                losses.lost(hold, "it was force-released (forceUnlock or 'dlock release --force'); Redis told "
+                losses.lost(hold, LossCause.FORCE_RELEASED, "it was force-released (forceUnlock or 'dlock release --force'); Redis told "
                         + "its client at once");
             }
         }
@@ -148,8 +162,9 @@ public final class LockEngine implements AutoCloseable {
     /** Files a granted acquisition as a hold; {@code renewed}: the watchdog keeps its lease. */
     Hold register(Acquisition acquisition, AcquireReply.Granted grant, boolean renewed) {
         Hold hold = new Hold(acquisition.target(), acquisition.kind(), acquisition.owner(), acquisition.holder(),
-                grant.token(), acquisition.leaseMs(), grant.validUntilNanos(), ticker);
+                grant.token(), acquisition.leaseMs(), grant.validUntilNanos(), ticker, acquisition.site());
         holds.add(hold);
+        events.holdStarted(hold);
         handoff.registered(hold);
         if (renewed) {
             watchdog.add(hold);
@@ -167,7 +182,7 @@ public final class LockEngine implements AutoCloseable {
         long leftNanos = hold.validUntilNanos - ticker.nanoTime();
         ScheduledFuture<?> timer = ticker.schedule(() -> {
             if (holds.isRegistered(hold)) {
-                losses.lost(hold, "its lease of " + hold.leaseMs + " ms ran out on this client's clock");
+                losses.lost(hold, LossCause.EXPIRED, "its lease of " + hold.leaseMs + " ms ran out on this client's clock");
             }
         }, Math.max(0, leftNanos), TimeUnit.NANOSECONDS);
         leaseTimers.put(hold, timer);
@@ -204,18 +219,26 @@ public final class LockEngine implements AutoCloseable {
         if (last) {
             CompletableFuture<Void> handedOff = handoff.handOffToParked(hold);
             if (handedOff != null) {
+                // lost instead if the handoff found it someone else's: the first report counts
+                handedOff.whenComplete((ok, error) -> events.holdEnded(hold, HoldEnding.RELEASED));
                 return handedOff;
             }
         }
         LockTarget target = hold.target;
         return store.release(target, hold.kind, hold.owner, hold.token).handle((holdsLeft, error) -> {
             if (error != null) {
+                if (last) {
+                    events.holdEnded(hold, HoldEnding.RELEASED);
+                }
                 throw Failures.extend((LockBackendException) Failures.unwrap(error), "; the lease (" + hold.leaseMs
                         + " ms) frees the lock by itself");
             }
             if (holdsLeft < 0) {
-                losses.lost(hold, HoldLosses.NOT_OWNER_AT_RELEASE);
+                losses.lost(hold, LossCause.GONE, HoldLosses.NOT_OWNER_AT_RELEASE);
                 throw hold.lossOrNull();
+            }
+            if (last) {
+                events.holdEnded(hold, HoldEnding.RELEASED);
             }
             if (last && holdsLeft > 0) {
                 // Redis counted a re-entry whose reply never reached us: drop it so the lock frees now
@@ -230,9 +253,9 @@ public final class LockEngine implements AutoCloseable {
         return store.abandon(target, kind, owner);
     }
 
-    /** Marks the hold lost and tells the listeners, once. */
-    void lost(Hold hold, String reason) {
-        losses.lost(hold, reason);
+    /** Marks the hold lost and tells the observers and listeners, once. */
+    void lost(Hold hold, LossCause cause, String reason) {
+        losses.lost(hold, cause, reason);
     }
 
     CompletableFuture<Boolean> forceRelease(LockTarget target) {
@@ -258,9 +281,11 @@ public final class LockEngine implements AutoCloseable {
         }
         closed = true;
         watchdog.stop();
+        events.stop();
         List<CompletableFuture<Void>> releases = new ArrayList<>();
         for (Hold hold : holds.snapshot()) {
             forget(hold);
+            events.holdEnded(hold, HoldEnding.RELEASED);
             hold.markLost("the LockClient was closed, which released it");
             releases.add(store.abandon(hold.target, hold.kind, hold.owner));
         }

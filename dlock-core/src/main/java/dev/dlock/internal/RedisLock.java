@@ -4,6 +4,7 @@ import dev.dlock.DistributedLock;
 import dev.dlock.LockHandle;
 import dev.dlock.LockInfo;
 import dev.dlock.LockLostException;
+import dev.dlock.LockObserver.LossCause;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -125,7 +126,7 @@ public final class RedisLock implements DistributedLock {
         try {
             Blocking.awaitUninterruptibly(engine.reenter(held, leaseMs).result());
         } catch (LockLostException e) {
-            engine.lost(held, "it was gone when its holder re-entered (lease expired or force-released)");
+            engine.lost(held, LossCause.GONE, "it was gone when its holder re-entered (lease expired or force-released)");
             throw Failures.forCaller(held.lossOrNull());
         }
         held.count++;
@@ -267,7 +268,7 @@ public final class RedisLock implements DistributedLock {
      */
     private boolean knownLost(Hold held) {
         if (held.lossOrNull() == null && held.isKnownInvalid()) {
-            engine.lost(held, "its lease ran out on this client's clock");
+            engine.lost(held, LossCause.EXPIRED, "its lease ran out on this client's clock");
         }
         return held.lossOrNull() != null;
     }

@@ -32,12 +32,13 @@ import java.util.List;
  *                           trying until its budget ends
  * @param replicaAcks        one Redis: how many replicas must acknowledge a grant or renewal, and how
  *                           long to wait for them; {@link ReplicaAcks#NONE} when not asked for
+ * @param slowLocks          when holds and waits are logged as slow; {@link SlowLockSettings#OFF} by default
  */
 public record Settings(List<String> redisUris, boolean redlock, boolean cluster, String keyPrefix, String clientName,
                        Duration defaultLease, Duration commandTimeout, Duration waiterTimeout,
                        Duration redlockNodeTimeout, Duration minRedlockNodeTimeout, Duration tokenFloorTtl,
                        int renewBatch, Duration firstReconnectDelay, Duration maxReconnectDelay,
-                       Duration outageTolerance, ReplicaAcks replicaAcks) {
+                       Duration outageTolerance, ReplicaAcks replicaAcks, SlowLockSettings slowLocks) {
 
     public static final String DEFAULT_REDIS_URI = "redis://127.0.0.1:6379";
     public static final String DEFAULT_KEY_PREFIX = "dlock:";
@@ -87,7 +88,7 @@ public record Settings(List<String> redisUris, boolean redlock, boolean cluster,
                 + ", commandTimeout=" + commandTimeout + ", waiterTimeout=" + waiterTimeout + ", redlockNodeTimeout="
                 + redlockNodeTimeout + ", minRedlockNodeTimeout=" + minRedlockNodeTimeout + ", tokenFloorTtl="
                 + tokenFloorTtl + ", renewBatch=" + renewBatch + ", reconnectDelay=" + firstReconnectDelay + ".."
-                + maxReconnectDelay + ", outageTolerance=" + outageTolerance + ", replicaAcks=" + replicaAcks + "]";
+                + maxReconnectDelay + ", outageTolerance=" + outageTolerance + ", replicaAcks=" + replicaAcks + ", " + slowLocks + "]";
     }
 
     /** Collects and checks the settings; each setter names the bad value and may be called once. */
@@ -103,6 +104,9 @@ public record Settings(List<String> redisUris, boolean redlock, boolean cluster,
         private String clientName;
         private Duration outageTolerance;
         private ReplicaAcks replicaAcks;
+        private Duration slowHoldThreshold;
+        private Duration slowWaitThreshold;
+        private Boolean captureAcquireSite;
 
         public Builder redisUri(String uri) {
             requireUnset(redisUri, "redisUri");
@@ -224,6 +228,24 @@ public record Settings(List<String> redisUris, boolean redlock, boolean cluster,
             return this;
         }
 
+        public Builder slowHoldThreshold(Duration threshold) {
+            requireUnset(slowHoldThreshold, "slowHoldThreshold");
+            this.slowHoldThreshold = SlowLockSettings.threshold("slowHoldThreshold", threshold);
+            return this;
+        }
+
+        public Builder slowWaitThreshold(Duration threshold) {
+            requireUnset(slowWaitThreshold, "slowWaitThreshold");
+            this.slowWaitThreshold = SlowLockSettings.threshold("slowWaitThreshold", threshold);
+            return this;
+        }
+
+        public Builder captureAcquireSite(boolean capture) {
+            requireUnset(captureAcquireSite, "captureAcquireSite");
+            this.captureAcquireSite = capture;
+            return this;
+        }
+
         /** The settings, with a default for everything not set; checks the rules between settings. */
         public Settings build() {
             Duration timeout = commandTimeout != null ? commandTimeout : DEFAULT_COMMAND_TIMEOUT;
@@ -256,7 +278,10 @@ public record Settings(List<String> redisUris, boolean redlock, boolean cluster,
                     lease, timeout, waiting, redlockNodeTimeout != null ? redlockNodeTimeout : Duration.ZERO,
                     MIN_REDLOCK_NODE_TIMEOUT, TOKEN_FLOOR_TTL, RENEW_BATCH, FIRST_RECONNECT_DELAY, MAX_RECONNECT_DELAY,
                     outageTolerance != null ? outageTolerance : DEFAULT_OUTAGE_TOLERANCE,
-                    replicaAcks != null ? replicaAcks : ReplicaAcks.NONE);
+                    replicaAcks != null ? replicaAcks : ReplicaAcks.NONE,
+                    new SlowLockSettings(slowHoldThreshold != null ? slowHoldThreshold : Duration.ZERO,
+                            slowWaitThreshold != null ? slowWaitThreshold : Duration.ZERO,
+                            captureAcquireSite != null && captureAcquireSite));
         }
 
         private static Duration max(Duration a, Duration b) {

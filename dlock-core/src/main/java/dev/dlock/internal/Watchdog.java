@@ -1,5 +1,6 @@
 package dev.dlock.internal;
 
+import dev.dlock.LockObserver.LossCause;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -22,6 +23,10 @@ final class Watchdog {
     private final LockStore store;
     private final Ticker ticker;
     private final HoldLosses losses;
+    private final LockEvents events;
+    private final long periodNanos;
+    /** When the last round started (or found nothing to renew); touched by the timer thread only. */
+    private long lastRoundNanos;
     private final long leaseMs;
     private final int batchSize;
     private final Set<Hold> holds = ConcurrentHashMap.newKeySet();
@@ -32,13 +37,16 @@ final class Watchdog {
      * @param leaseMs   the lease every renewal sets
      * @param batchSize holds per renewal script call
      */
-    Watchdog(LockStore store, Ticker ticker, HoldLosses losses, long leaseMs, int batchSize) {
+    Watchdog(LockStore store, Ticker ticker, HoldLosses losses, LockEvents events, long leaseMs, int batchSize) {
         this.store = store;
         this.ticker = ticker;
         this.losses = losses;
+        this.events = events;
         this.leaseMs = leaseMs;
         this.batchSize = batchSize;
         long periodMs = Math.max(1, leaseMs / 3);
+        this.periodNanos = TimeUnit.MILLISECONDS.toNanos(periodMs);
+        this.lastRoundNanos = ticker.nanoTime();
         this.timer = ticker.scheduleAtFixedRate(this::renewAll, periodMs, periodMs, TimeUnit.MILLISECONDS);
     }
 
@@ -61,11 +69,19 @@ final class Watchdog {
     }
 
     private void renewAll() {
-        if (holds.isEmpty() || !renewing.compareAndSet(false, true)) {
+        long now = ticker.nanoTime();
+        if (holds.isEmpty()) {
+            // nothing was due: a hold added from now on is first due one period after its grant at most
+            lastRoundNanos = now;
+            return;
+        }
+        if (!renewing.compareAndSet(false, true)) {
             return;
         }
         try {
             List<Hold> all = new ArrayList<>(holds);
+            events.renewalRound(all.size(), Math.max(0, now - lastRoundNanos - periodNanos));
+            lastRoundNanos = now;
             List<CompletableFuture<?>> batches = new ArrayList<>();
             for (int from = 0; from < all.size(); from += batchSize) {
                 batches.add(renew(all.subList(from, Math.min(all.size(), from + batchSize))));
@@ -82,20 +98,23 @@ final class Watchdog {
         long sentAtNanos = ticker.nanoTime();
         return store.renew(batch.stream().map(Hold::snapshot).toList(), leaseMs).whenComplete((outcomes, error) -> {
             List<Unrenewed> unrenewed = new ArrayList<>();
+            int renewed = 0;
             for (int i = 0; i < batch.size(); i++) {
                 Hold hold = batch.get(i);
                 Renewal outcome = error != null ? Renewal.UNKNOWN : outcomes[i];
                 if (outcome == Renewal.RENEWED) {
                     hold.validUntilNanos = store.validUntilNanos(sentAtNanos, leaseMs);
+                    renewed++;
                 } else if (outcome == Renewal.GONE) {
                     if (holds.remove(hold)) {
-                        losses.lost(hold, "the watchdog found its key gone or owned by another owner "
+                        losses.lost(hold, LossCause.GONE, "the watchdog found its key gone or owned by another owner "
                                 + "(lease expired or force-released)");
                     }
                 } else {
                     unrenewed.add(new Unrenewed(hold, hold.validUntilNanos));
                 }
             }
+            events.renewalBatch(renewed, unrenewed.size());
             // not renewed this time: unless a later renewal succeeds, each is lost when its validity
             // ends, not at the next renewal's failure, which can come a whole command (Redlock:
             // per-node) timeout after it
@@ -136,7 +155,7 @@ final class Watchdog {
 
     private void lostUnrenewed(Hold hold, Throwable error) {
         if (holds.remove(hold)) {
-            losses.lost(hold, "its lease could not be renewed before it ran out"
+            losses.lost(hold, LossCause.BACKEND_UNREACHABLE, "its lease could not be renewed before it ran out"
                     + (error != null ? ": " + Failures.unwrap(error).getMessage() : " (no quorum answered)"));
         }
     }
