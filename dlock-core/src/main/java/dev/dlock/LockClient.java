@@ -196,8 +196,9 @@ public final class LockClient implements AutoCloseable {
     /**
      * Stops renewals, releases every lock this client holds (best effort, bounded by the command
      * timeout; a lock that cannot be released expires with its lease) and disconnects. Holders
-     * still inside a critical section see their hold as lost, and every later acquisition through
-     * this client's locks throws {@link IllegalStateException}. {@link ClientResources} handed in
+     * still inside a critical section see their hold as lost, a thread or handle still waiting for
+     * a lock of this client gets {@link IllegalStateException} at once (a grant that races the close
+     * is given back), and every later acquisition through this client's locks throws it too. {@link ClientResources} handed in
      * by the application are left running. A release that fails is logged and left to its lease.
      */
     @Override

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -394,5 +395,31 @@ class LockContractTest {
         subject.kind().of(client, "held-at-close-2").lock(Duration.ofMinutes(5));
         client.close();
         assertNothingLeftAtOnce(subject);
+    }
+
+    @Contract
+    void closeEndsAWaitOfThatClientWithAnException(Subject subject) throws Exception {
+        LockClient holderClient = client(subject);
+        CountDownLatch waitStarted = new CountDownLatch(1);
+        LockClient waiterClient = servers.newClient(subject.topology(), builder -> builder.observer(new LockObserver() {
+            @Override
+            public void waitStarted(LockObserver.Kind kind, String lockName) {
+                waitStarted.countDown();
+            }
+        }));
+        subject.kind().rival(holderClient, "closed-while-waiting").lock();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<?> waiting = pool.submit(() -> {
+                subject.kind().of(waiterClient, "closed-while-waiting").lock();
+                return null;
+            });
+            assertThat(waitStarted.await(10, TimeUnit.SECONDS)).as("the waiter is waiting").isTrue();
+            waiterClient.close();
+            assertThatThrownBy(() -> waiting.get(10, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+        } finally {
+            pool.shutdownNow();
+        }
     }
 }

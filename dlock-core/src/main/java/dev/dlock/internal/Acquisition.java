@@ -47,6 +47,8 @@ final class Acquisition implements ParkedWaiters.Waiter {
     /** The owner id of the current attempt: a fresh one per attempt, unless re-entering a hold. */
     private volatile String owner;
     private volatile boolean cancelled;
+    /** Set when the client closes during the wait: the result fails with it, whatever comes. */
+    private volatile IllegalStateException closedWhileWaiting;
     /** The current wait between attempts; null before the first and once the acquisition ended. */
     private volatile PendingWake pendingWake;
     private final ChannelWatch watch;
@@ -133,6 +135,13 @@ final class Acquisition implements ParkedWaiters.Waiter {
         if (wait != null) {
             wait.fire();
         }
+    }
+
+    /** The client is closing: the wait ends with an exception; a grant that races it is given back. */
+    void abortBecauseClientClosed() {
+        closedWhileWaiting = new IllegalStateException(kind.label() + " '" + target.name()
+                + "': the LockClient was closed while waiting for it");
+        cancel();
     }
 
     private void attempt() {
@@ -234,6 +243,11 @@ final class Acquisition implements ParkedWaiters.Waiter {
             attempt();
         });
         pendingWake = wait;
+        if (cancelled) {
+            // a cancel (or the client's close, which also stops the timer) came before the wait was set
+            wait.fire();
+            return;
+        }
         wait.startTimer(context.ticker(), waitNanos);
         if (wakeOnRelease) {
             watch.wakeOnMessage(wait);
@@ -277,6 +291,14 @@ final class Acquisition implements ParkedWaiters.Waiter {
     }
 
     private void finish(AcquireReply.Granted grant) {
+        IllegalStateException closed = closedWhileWaiting;
+        if (closed != null) {
+            if (grant != null && !reentry) {
+                context.store().abandon(target, kind, owner);
+            }
+            fail(closed);
+            return;
+        }
         if (grant != null && !result.isDone()) {
             // reported before the caller's thread is released, so its lock() returns with it counted
             trace.granted();
@@ -306,9 +328,13 @@ final class Acquisition implements ParkedWaiters.Waiter {
 
     private void fail(Throwable failure) {
         trace.failed();
-        leaveChannel();
-        queue.leave();
-        result.completeExceptionally(failure);
+        IllegalStateException closed = closedWhileWaiting;
+        try {
+            leaveChannel();
+            queue.leave();
+        } finally {
+            result.completeExceptionally(closed != null ? closed : failure);
+        }
     }
 
     private void leaveChannel() {

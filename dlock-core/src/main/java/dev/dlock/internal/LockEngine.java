@@ -9,8 +9,9 @@ import dev.dlock.LockObserver.HoldEnding;
 import dev.dlock.LockObserver.LossCause;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -45,6 +46,7 @@ public final class LockEngine implements AutoCloseable {
     /** The timers that declare explicit-lease holds lost when their lease ends. */
     private final Map<Hold, ScheduledFuture<?>> leaseTimers = new ConcurrentHashMap<>();
     private volatile boolean closed;
+    private final Set<Acquisition> waiting = ConcurrentHashMap.newKeySet();
 
     /**
      * The engine of a client: a Redlock quorum over the nodes when the settings say so, else the
@@ -142,15 +144,26 @@ public final class LockEngine implements AutoCloseable {
      */
     Acquisition acquire(LockTarget target, LockKind kind, long leaseMs, long waitNanos, String downgradeFrom) {
         requireOpen();
-        return new Acquisition(acquireContext, target, kind, identity.ownerPrefix(), identity.holderDescription(),
-                leaseMs, false, waitNanos, downgradeFrom).start();
+        return track(new Acquisition(acquireContext, target, kind, identity.ownerPrefix(), identity.holderDescription(),
+                leaseMs, false, waitNanos, downgradeFrom).start());
     }
 
     /** Re-enters a hold of the current thread: one attempt under the hold's owner id. */
     Acquisition reenter(Hold held, long leaseMs) {
         requireOpen();
-        return new Acquisition(acquireContext, held.target, held.kind, held.owner, identity.holderDescription(),
-                leaseMs, true, 0, "").start();
+        return track(new Acquisition(acquireContext, held.target, held.kind, held.owner, identity.holderDescription(),
+                leaseMs, true, 0, "").start());
+    }
+
+    /** Keeps the acquisition known until it ends, so that {@link #close()} can end its wait. */
+    private Acquisition track(Acquisition acquisition) {
+        waiting.add(acquisition);
+        acquisition.result().whenComplete((grant, error) -> waiting.remove(acquisition));
+        if (closed) {
+            // close() may have looked at the waiting ones before this one was added
+            acquisition.abortBecauseClientClosed();
+        }
+        return acquisition;
     }
 
     private void requireOpen() {
@@ -280,6 +293,9 @@ public final class LockEngine implements AutoCloseable {
             return;
         }
         closed = true;
+        for (Acquisition acquisition : waiting) {
+            acquisition.abortBecauseClientClosed();
+        }
         watchdog.stop();
         events.stop();
         List<CompletableFuture<Void>> releases = new ArrayList<>();
