@@ -21,6 +21,7 @@ import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * The {@link LockClient} bean from the {@code dlock.*} properties (else the application's
@@ -117,7 +118,7 @@ public class DlockAutoConfiguration {
                                                          LockedMethods methods, Environment environment) {
         int order = Binder.get(environment).bind("dlock.advice-order", Integer.class)
                 .orElse(DistributedLockAdvisor.DEFAULT_ORDER);
-        return new DistributedLockAdvisor(new DistributedLockInterceptor(client::getObject, methods), order);
+        return new DistributedLockAdvisor(new DistributedLockInterceptor(SingletonSupplier.of(client::getObject), methods), order);
     }
 
     /**

@@ -89,102 +89,177 @@ public class DlockProperties {
      */
     private final ReplicaAcks replicaAcks = new ReplicaAcks();
 
+    /**
+     * @return the enabled property
+     */
     public boolean isEnabled() {
         return enabled;
     }
 
+    /**
+     * @param enabled the enabled property
+     */
     public void setEnabled(boolean enabled) {
         this.enabled = enabled;
     }
 
+    /**
+     * @return the redis-uri property
+     */
     public String getRedisUri() {
         return redisUri;
     }
 
+    /**
+     * @param redisUri the redis-uri property
+     */
     public void setRedisUri(String redisUri) {
         this.redisUri = redisUri;
     }
 
+    /**
+     * @return the redlock-nodes property
+     */
     public List<String> getRedlockNodes() {
         return redlockNodes;
     }
 
+    /**
+     * @param redlockNodes the redlock-nodes property
+     */
     public void setRedlockNodes(List<String> redlockNodes) {
         this.redlockNodes = redlockNodes;
     }
 
+    /**
+     * @return the cluster-nodes property
+     */
     public List<String> getClusterNodes() {
         return clusterNodes;
     }
 
+    /**
+     * @param clusterNodes the cluster-nodes property
+     */
     public void setClusterNodes(List<String> clusterNodes) {
         this.clusterNodes = clusterNodes;
     }
 
+    /**
+     * @return the redlock-node-timeout property
+     */
     public Duration getRedlockNodeTimeout() {
         return redlockNodeTimeout;
     }
 
+    /**
+     * @param redlockNodeTimeout the redlock-node-timeout property
+     */
     public void setRedlockNodeTimeout(Duration redlockNodeTimeout) {
         this.redlockNodeTimeout = redlockNodeTimeout;
     }
 
+    /**
+     * @return the key-prefix property
+     */
     public String getKeyPrefix() {
         return keyPrefix;
     }
 
+    /**
+     * @param keyPrefix the key-prefix property
+     */
     public void setKeyPrefix(String keyPrefix) {
         this.keyPrefix = keyPrefix;
     }
 
+    /**
+     * @return the default-lease property
+     */
     public Duration getDefaultLease() {
         return defaultLease;
     }
 
+    /**
+     * @param defaultLease the default-lease property
+     */
     public void setDefaultLease(Duration defaultLease) {
         this.defaultLease = defaultLease;
     }
 
+    /**
+     * @return the command-timeout property
+     */
     public Duration getCommandTimeout() {
         return commandTimeout;
     }
 
+    /**
+     * @param commandTimeout the command-timeout property
+     */
     public void setCommandTimeout(Duration commandTimeout) {
         this.commandTimeout = commandTimeout;
     }
 
+    /**
+     * @return the waiter-timeout property
+     */
     public Duration getWaiterTimeout() {
         return waiterTimeout;
     }
 
+    /**
+     * @param waiterTimeout the waiter-timeout property
+     */
     public void setWaiterTimeout(Duration waiterTimeout) {
         this.waiterTimeout = waiterTimeout;
     }
 
+    /**
+     * @return the outage-tolerance property
+     */
     public Duration getOutageTolerance() {
         return outageTolerance;
     }
 
+    /**
+     * @param outageTolerance the outage-tolerance property
+     */
     public void setOutageTolerance(Duration outageTolerance) {
         this.outageTolerance = outageTolerance;
     }
 
+    /**
+     * @return the client-name property
+     */
     public String getClientName() {
         return clientName;
     }
 
+    /**
+     * @param clientName the client-name property
+     */
     public void setClientName(String clientName) {
         this.clientName = clientName;
     }
 
+    /**
+     * @return the advice-order property
+     */
     public int getAdviceOrder() {
         return adviceOrder;
     }
 
+    /**
+     * @param adviceOrder the advice-order property
+     */
     public void setAdviceOrder(int adviceOrder) {
         this.adviceOrder = adviceOrder;
     }
 
+    /**
+     * @return the replica-acks property
+     */
     public ReplicaAcks getReplicaAcks() {
         return replicaAcks;
     }
@@ -202,18 +277,30 @@ public class DlockProperties {
          */
         private Duration timeout = Duration.ofMillis(100);
 
+        /**
+         * @return the replicas property
+         */
         public int getReplicas() {
             return replicas;
         }
 
+        /**
+         * @param replicas the replicas property
+         */
         public void setReplicas(int replicas) {
             this.replicas = replicas;
         }
 
+        /**
+         * @return the timeout property
+         */
         public Duration getTimeout() {
             return timeout;
         }
 
+        /**
+         * @param timeout the timeout property
+         */
         public void setTimeout(Duration timeout) {
             this.timeout = timeout;
         }

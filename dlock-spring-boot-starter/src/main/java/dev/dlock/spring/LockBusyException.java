@@ -11,7 +11,9 @@ import java.time.Duration;
 public class LockBusyException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** The busy lock's name. */
     private final String lockName;
+    /** How long the caller waited. */
     private final Duration waited;
 
     /**
