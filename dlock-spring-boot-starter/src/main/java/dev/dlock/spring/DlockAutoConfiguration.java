@@ -70,9 +70,7 @@ public class DlockAutoConfiguration {
         try {
             return builder.build();
         } catch (LockBackendException e) {
-            throw new IllegalStateException("dlock could not connect to Redis at " + address.describe() + ": "
-                    + e.getMessage() + ". Start Redis there, or point dlock.redis-uri (or spring.data.redis.*) at"
-                    + " a running one.", e);
+            throw new RedisUnreachableException(address.describe(), e);
         }
     }
 

@@ -19,8 +19,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.springframework.integration.support.locks.LockRegistry;
 
 class DlockAutoConfigurationTest {
@@ -131,6 +134,22 @@ class DlockAutoConfigurationTest {
             assertThat(context.getStartupFailure()).hasStackTraceContaining(
                     "dlock could not connect to Redis at redis://127.0.0.1:" + closedPort + " (from spring.data.redis.host/port)");
         });
+    }
+
+    @Test
+    void springBootReportsTheUnreachableRedisWithTheAction() {
+        RedisUnreachableException failure = new RedisUnreachableException("redis://127.0.0.1:1 (from dlock.redis-uri)",
+                new dev.dlock.LockBackendException("connection refused"));
+        // the analyzers that need no context (others fail to instantiate here and are left out)
+        assertThat(SpringFactoriesLoader.forDefaultResourceLocation(getClass().getClassLoader()).load(FailureAnalyzer.class,
+                SpringFactoriesLoader.FailureHandler.handleMessage((message, e) -> { })))
+                .anySatisfy(analyzer -> {
+                    FailureAnalysis analysis = analyzer.analyze(new IllegalStateException("context failed", failure));
+                    assertThat(analysis).isNotNull();
+                    assertThat(analysis.getDescription())
+                            .isEqualTo("dlock could not connect to Redis at redis://127.0.0.1:1 (from dlock.redis-uri): connection refused");
+                    assertThat(analysis.getAction()).contains("dlock.redis-uri");
+                });
     }
 
     @Test
