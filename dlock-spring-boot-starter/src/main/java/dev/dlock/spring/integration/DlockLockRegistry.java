@@ -1,8 +1,9 @@
 package dev.dlock.spring.integration;
 
 import dev.dlock.LockClient;
+import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import org.springframework.integration.support.locks.DistributedLock;
 import org.springframework.integration.support.locks.ExpirableLockRegistry;
 
@@ -12,8 +13,9 @@ import org.springframework.integration.support.locks.ExpirableLockRegistry;
  * or by removing it and letting the auto-configuration provide this one.
  *
  * <p>{@link #obtain(Object)} returns the reentrant dlock lock named by the key's
- * {@code toString()}, the same object for the same key until {@link #expireUnusedOlderThan(long)}
- * forgets it (lock objects of one name share their holds, so forgetting one that is held is
+ * {@code toString()}: the same object for the same key until {@link #expireUnusedOlderThan(long)}
+ * forgets it or more than {@value #CACHE_CAPACITY} other keys were obtained since, and an equal
+ * one after that (lock objects of one name share their holds, so forgetting one that is held is
  * harmless). Registries on clients with the same Redis and key prefix exclude each other.
  *
  * <p>Differences from {@code RedisLockRegistry}: an {@code unlock()} by a thread that does not
@@ -23,8 +25,18 @@ import org.springframework.integration.support.locks.ExpirableLockRegistry;
  * without a lease are renewed by dlock's watchdog, so there is no {@code renewLock} to call.
  */
 public final class DlockLockRegistry implements ExpirableLockRegistry<DistributedLock> {
+    /** How many lock objects the registry keeps, the most recently obtained. */
+    public static final int CACHE_CAPACITY = 10_000;
+
     private final LockClient client;
-    private final Map<String, Obtained> locks = new ConcurrentHashMap<>();
+    private final Map<String, Obtained> locks = new LinkedHashMap<>(64, 0.75f, true) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Obtained> eldest) {
+            return size() > CACHE_CAPACITY;
+        }
+    };
 
     /**
      * A registry whose locks live where the client's do.
@@ -53,9 +65,12 @@ public final class DlockLockRegistry implements ExpirableLockRegistry<Distribute
         }
         String name = lockKey.toString();
         long now = System.nanoTime();
-        Obtained obtained = locks.compute(name, (key, previous) ->
-                new Obtained(previous != null ? previous.lock : new DlockRegistryLock(client.getLock(key)), now));
-        return obtained.lock;
+        synchronized (locks) {
+            Obtained previous = locks.get(name);
+            DlockRegistryLock lock = previous != null ? previous.lock : new DlockRegistryLock(client, client.getLock(name));
+            locks.put(name, new Obtained(lock, now));
+            return lock;
+        }
     }
 
     /**
@@ -67,7 +82,10 @@ public final class DlockLockRegistry implements ExpirableLockRegistry<Distribute
     @Override
     public void expireUnusedOlderThan(long age) {
         long now = System.nanoTime();
-        locks.values().removeIf(obtained -> now - obtained.at > age * 1_000_000L);
+        long ageNanos = TimeUnit.MILLISECONDS.toNanos(age);
+        synchronized (locks) {
+            locks.values().removeIf(obtained -> now - obtained.at > ageNanos);
+        }
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.dlock.spring.integration;
 
 import dev.dlock.DistributedLock;
 import dev.dlock.LockHandle;
+import dev.dlock.LockClient;
 import dev.dlock.LockInfo;
 import java.time.Duration;
 import java.util.Optional;
@@ -14,13 +15,15 @@ import java.util.concurrent.locks.Condition;
  * Spring Integration's {@link org.springframework.integration.support.locks.DistributedLock}
  * (whose {@code lock(Duration)} and {@code tryLock(Duration, Duration)} take the lease, as
  * dlock's do). Every method is the dlock lock's; see {@link DistributedLock} for ownership,
- * leases, the watchdog and failures.
+ * leases, the watchdog and failures. Two are equal when they are of the same name and client.
  */
 public final class DlockRegistryLock implements DistributedLock,
         org.springframework.integration.support.locks.DistributedLock {
+    private final LockClient client;
     private final DistributedLock lock;
 
-    DlockRegistryLock(DistributedLock lock) {
+    DlockRegistryLock(LockClient client, DistributedLock lock) {
+        this.client = client;
         this.lock = lock;
     }
 
@@ -122,6 +125,16 @@ public final class DlockRegistryLock implements DistributedLock,
     @Override
     public CompletableFuture<Optional<LockHandle>> tryAcquireAsync(Duration wait, Duration lease) {
         return lock.tryAcquireAsync(wait, lease);
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof DlockRegistryLock that && that.client == client && that.lock.name().equals(lock.name());
+    }
+
+    @Override
+    public int hashCode() {
+        return lock.name().hashCode();
     }
 
     @Override

@@ -65,8 +65,10 @@ class DlockLockRegistryTest {
         DlockRegistryLock lock = registry.obtain("foo");
         assertThat(registry.obtain("foo")).isSameAs(lock).isEqualTo(lock);
         assertThat(registry.obtain("bar")).isNotSameAs(lock);
+        registry.expireUnusedOlderThan(60_000);
+        assertThat(registry.obtain("foo")).isSameAs(lock);
         registry.expireUnusedOlderThan(-1);
-        assertThat(registry.obtain("foo")).isNotSameAs(lock);
+        assertThat(registry.obtain("foo")).isNotSameAs(lock).isEqualTo(lock);
         assertThat(otherRegistry.obtain("foo")).isNotEqualTo(lock);
     }
 
