@@ -34,7 +34,7 @@ import org.springframework.test.context.DynamicPropertySource;
 class FlashSaleTest {
     private static final int PHONES = 10;
     private static final int BUYERS = 2_000;
-    private static final int CONCURRENT = 64;
+    private static final int CONCURRENT = 16;
     private static final RedisServer redis = RedisServer.start();
 
     @LocalServerPort
