@@ -13,9 +13,12 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.context.annotation.Role;
@@ -31,7 +34,7 @@ import org.springframework.util.function.SingletonSupplier;
  * command timeout fails the startup with a message naming the address and where it came from.
  * The client is closed when the context closes, releasing what it holds.
  */
-@AutoConfiguration
+@AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnClass(LockClient.class)
 @ConditionalOnBooleanProperty(name = "dlock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DlockProperties.class)
@@ -44,6 +47,7 @@ public class DlockAutoConfiguration {
      * @param properties   the {@code dlock.*} properties
      * @param environment  for {@code spring.data.redis.*} and {@code spring.application.name}
      * @param customizers  applied in order before the client is built
+     * @param dataRedis    the address of the application's Spring Data Redis connection details
      * @return the connected client, closed with the context
      * @throws IllegalStateException Redis did not answer, or an option is refused; the message
      *                               names the address and its source
@@ -51,8 +55,9 @@ public class DlockAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     public LockClient dlockClient(DlockProperties properties, Environment environment,
-                                  ObjectProvider<LockClientBuilderCustomizer> customizers) {
-        RedisAddress address = RedisAddress.of(properties, environment);
+                                  ObjectProvider<LockClientBuilderCustomizer> customizers,
+                                  ObjectProvider<RedisAddressSource> dataRedis) {
+        RedisAddress address = RedisAddress.of(properties, environment, dataRedis.getIfUnique());
         LockClientBuilder builder = LockClient.builder();
         address.applyTo(builder);
         set(properties.getRedlockNodeTimeout(), builder::redlockNodeTimeout);
@@ -129,6 +134,17 @@ public class DlockAutoConfiguration {
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     static DistributedLockMethodCheck distributedLockMethodCheck(LockedMethods methods) {
         return new DistributedLockMethodCheck(methods);
+    }
+
+    /** The application's Spring Data Redis connection details, when Spring Boot's Redis support is there. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails")
+    static class DataRedis {
+        @Bean
+        @ConditionalOnSingleCandidate(DataRedisConnectionDetails.class)
+        DataRedisAddress dlockDataRedisAddress(DataRedisConnectionDetails details) {
+            return new DataRedisAddress(details);
+        }
     }
 
     /** Registers Spring's infrastructure auto-proxy creator unless one is there already. */

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -67,6 +68,41 @@ class DlockAutoConfigurationTest {
                 lock.unlock();
             }
         });
+    }
+
+    @Test
+    void withoutSpringBootsRedisSupportTheSpringDataRedisPropertiesStillApply() {
+        runner.withPropertyValues(springDataRedis(appRedis))
+                .withClassLoader(new FilteredClassLoader(DataRedisConnectionDetails.class)).run(context -> {
+                    DistributedLock lock = context.getBean(LockClient.class).getLock("no-data-redis");
+                    lock.lock();
+                    try {
+                        assertThat(appRedis.keys("*")).contains("dlock:{no-data-redis}");
+                    } finally {
+                        lock.unlock();
+                    }
+                });
+    }
+
+    @Test
+    void theApplicationsRedisConnectionDetailsWinOverTheProperties() {
+        DataRedisConnectionDetails serviceConnection = new DataRedisConnectionDetails() {
+            @Override
+            public Standalone getStandalone() {
+                return Standalone.of(otherRedis.host(), otherRedis.port());
+            }
+        };
+        runner.withPropertyValues(springDataRedis(appRedis))
+                .withBean(DataRedisConnectionDetails.class, () -> serviceConnection).run(context -> {
+                    DistributedLock lock = context.getBean(LockClient.class).getLock("service-connection");
+                    lock.lock();
+                    try {
+                        assertThat(otherRedis.keys("*")).contains("dlock:{service-connection}");
+                        assertThat(appRedis.keys("*")).isEmpty();
+                    } finally {
+                        lock.unlock();
+                    }
+                });
     }
 
     @Test
