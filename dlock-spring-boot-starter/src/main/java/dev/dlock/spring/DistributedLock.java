@@ -1,0 +1,117 @@
+package dev.dlock.spring;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Runs the method while holding a dlock lock, named by a SpEL expression over its arguments:
+ *
+ * <pre>{@code
+ * @DistributedLock(key = "'order:' + #order.id", waitTime = "5s")
+ * @Transactional
+ * public void ship(Order order) { ... }
+ * }</pre>
+ *
+ * <h2>Order with other advice</h2>
+ * The lock advice runs outside {@code @Transactional} (and any advice ordered after
+ * {@link DistributedLockAdvisor#DEFAULT_ORDER}): the lock is taken before the transaction begins
+ * and released after it committed or rolled back, so the next holder sees the committed data.
+ * {@code dlock.advice-order} changes the order.
+ *
+ * <h2>When the lock is busy</h2>
+ * The call waits up to {@link #waitTime()} (by default without bound, as {@code synchronized}
+ * does); if the lock is still held by someone else then, {@link #onBusy()} decides:
+ * {@link OnBusy#THROW} throws {@link LockBusyException}, {@link OnBusy#SKIP} returns without
+ * calling the method. Redis failing is never "busy": it is {@link dev.dlock.LockBackendException}.
+ *
+ * <h2>After the method</h2>
+ * The lock is released however the method ends. A release that finds the hold lost (its lease
+ * ran out, or it was force-released) throws {@link dev.dlock.LockLostException} after the method
+ * returned normally (attached as suppressed to the method's own exception otherwise): the
+ * method's work was not exclusive. A release that Redis does not answer is logged; the lock then
+ * expires with its lease.
+ *
+ * <p>The annotation works on public methods of Spring beans called through the bean (a proxy),
+ * not on calls from within the same object. Methods returning {@code CompletionStage},
+ * {@code Future} or a reactive {@code Publisher} are refused at startup: the lock would be
+ * released before their work finished.
+ */
+@Target({ElementType.METHOD, ElementType.ANNOTATION_TYPE})
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface DistributedLock {
+
+    /**
+     * SpEL expression giving the lock's name, evaluated against the method's arguments:
+     * {@code #name} (when compiled with {@code -parameters}, as Spring Boot's build plugins do),
+     * {@code #p0} / {@code #a0} by position, {@code #root.method}, {@code #root.target}, and
+     * {@code @bean} references. A literal name is {@code "'nightly-report'"}. Empty (the
+     * default): the declaring class's full name, a dot and the method's name, e.g.
+     * {@code com.example.Reports.nightly}. The expression is parsed when the bean is created, so
+     * a malformed one fails the startup; an expression that yields null or fails when evaluated
+     * throws {@link IllegalArgumentException} naming the method and the expression.
+     *
+     * @return the key expression
+     */
+    String key() default "";
+
+    /**
+     * How long to wait for the lock: a duration such as {@code "5s"}, {@code "500ms"},
+     * {@code "PT1M"} or a {@code ${property}}; {@code "0"} for one attempt. Empty (the default):
+     * wait without bound, riding through Redis outages up to the client's outage tolerance.
+     *
+     * @return the wait time
+     */
+    String waitTime() default "";
+
+    /**
+     * How long a hold lasts unless released before, never renewed: a duration like
+     * {@link #waitTime()}. Empty (the default): the watchdog lease ({@code dlock.default-lease},
+     * 30 s), renewed while the method runs.
+     *
+     * @return the lease time
+     */
+    String leaseTime() default "";
+
+    /**
+     * Which lock of the name: the plain reentrant lock, the fair lock, or either side of the
+     * read-write lock.
+     *
+     * @return the lock kind
+     */
+    Kind kind() default Kind.PLAIN;
+
+    /**
+     * What happens when the wait ends with the lock still held elsewhere.
+     *
+     * @return {@link OnBusy#THROW} (the default) or {@link OnBusy#SKIP}
+     */
+    OnBusy onBusy() default OnBusy.THROW;
+
+    /** Which lock of a name the method holds. */
+    enum Kind {
+        /** {@link dev.dlock.LockClient#getLock(String)}: reentrant, not fair. */
+        PLAIN,
+        /** {@link dev.dlock.LockClient#getFairLock(String)}: granted in request order. */
+        FAIR,
+        /** The shared side of {@link dev.dlock.LockClient#getReadWriteLock(String)}. */
+        READ,
+        /** The exclusive side of {@link dev.dlock.LockClient#getReadWriteLock(String)}. */
+        WRITE
+    }
+
+    /** What a call does when the lock stays busy for the whole wait. */
+    enum OnBusy {
+        /** Throw {@link LockBusyException} naming the lock and the wait. */
+        THROW,
+        /**
+         * Return without calling the method: {@code null}, or {@code Optional.empty()} for a
+         * method returning {@code Optional}; a method returning a primitive is refused at
+         * startup. For {@code @Scheduled} jobs that must run on one host at a time.
+         */
+        SKIP
+    }
+}

@@ -1,0 +1,157 @@
+package dev.dlock.spring;
+
+import dev.dlock.LockBackendException;
+import dev.dlock.LockClient;
+import dev.dlock.LockClientBuilder;
+import java.util.function.Consumer;
+import org.springframework.aop.config.AopConfigUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotationMetadata;
+import org.springframework.util.function.SingletonSupplier;
+
+/**
+ * The {@link LockClient} bean from the {@code dlock.*} properties (else the application's
+ * {@code spring.data.redis.*}), and the {@link DistributedLock @DistributedLock} advice.
+ *
+ * <p>The client connects when the context starts: a Redis that does not answer within the
+ * command timeout fails the startup with a message naming the address and where it came from.
+ * The client is closed when the context closes, releasing what it holds.
+ */
+@AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@ConditionalOnClass(LockClient.class)
+@ConditionalOnBooleanProperty(name = "dlock.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(DlockProperties.class)
+@Import(DlockAutoConfiguration.AutoProxying.class)
+public class DlockAutoConfiguration {
+
+    /**
+     * The client, built from the properties and the customizers.
+     *
+     * @param properties   the {@code dlock.*} properties
+     * @param environment  for {@code spring.data.redis.*} and {@code spring.application.name}
+     * @param customizers  applied in order before the client is built
+     * @param dataRedis    the address of the application's Spring Data Redis connection details
+     * @return the connected client, closed with the context
+     * @throws IllegalStateException Redis did not answer, or an option is refused; the message
+     *                               names the address and its source
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    public LockClient dlockClient(DlockProperties properties, Environment environment,
+                                  ObjectProvider<LockClientBuilderCustomizer> customizers,
+                                  ObjectProvider<RedisAddressSource> dataRedis) {
+        RedisAddress address = RedisAddress.of(properties, environment, dataRedis.getIfUnique());
+        LockClientBuilder builder = LockClient.builder();
+        address.applyTo(builder);
+        set(properties.getRedlockNodeTimeout(), builder::redlockNodeTimeout);
+        set(properties.getKeyPrefix(), builder::keyPrefix);
+        set(properties.getDefaultLease(), builder::defaultLease);
+        set(properties.getCommandTimeout(), builder::commandTimeout);
+        set(properties.getWaiterTimeout(), builder::waiterTimeout);
+        set(properties.getOutageTolerance(), builder::outageTolerance);
+        set(clientName(properties, environment), builder::clientName);
+        DlockProperties.ReplicaAcks acks = properties.getReplicaAcks();
+        if (acks.getReplicas() > 0) {
+            builder.replicaAcks(acks.getReplicas(), acks.getTimeout());
+        }
+        customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
+        try {
+            return builder.build();
+        } catch (LockBackendException e) {
+            throw new RedisUnreachableException(address.describe(), e);
+        }
+    }
+
+    private static String clientName(DlockProperties properties, Environment environment) {
+        if (properties.getClientName() != null) {
+            return properties.getClientName();
+        }
+        String application = environment.getProperty("spring.application.name");
+        return application != null && !application.isBlank() && application.chars().noneMatch(Character::isWhitespace)
+                ? application : null;
+    }
+
+    private static <T> void set(T value, Consumer<T> option) {
+        if (value != null) {
+            option.accept(value);
+        }
+    }
+
+    /**
+     * The shared parse cache of annotated methods.
+     *
+     * @param environment resolves placeholders in durations
+     * @param beanFactory resolves {@code @bean} references in key expressions
+     * @return the cache
+     */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static LockedMethods dlockLockedMethods(Environment environment, BeanFactory beanFactory) {
+        return new LockedMethods(environment, beanFactory);
+    }
+
+    /**
+     * The advisor of {@link DistributedLock}, ordered by {@code dlock.advice-order}.
+     *
+     * @param client      looked up at the first annotated call
+     * @param methods     the parse cache
+     * @param environment for {@code dlock.advice-order}
+     * @return the advisor
+     */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static DistributedLockAdvisor distributedLockAdvisor(ObjectProvider<LockClient> client,
+                                                         LockedMethods methods, Environment environment) {
+        int order = Binder.get(environment).bind("dlock.advice-order", Integer.class)
+                .orElse(DistributedLockAdvisor.DEFAULT_ORDER);
+        return new DistributedLockAdvisor(new DistributedLockInterceptor(SingletonSupplier.of(client::getObject), methods), order);
+    }
+
+    /**
+     * Checks every annotated method when its bean is created.
+     *
+     * @param methods the parse cache
+     * @return the check
+     */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static DistributedLockMethodCheck distributedLockMethodCheck(LockedMethods methods) {
+        return new DistributedLockMethodCheck(methods);
+    }
+
+    /** The application's Spring Data Redis connection details, when Spring Boot's Redis support is there. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails")
+    static class DataRedis {
+        @Bean
+        @ConditionalOnSingleCandidate(DataRedisConnectionDetails.class)
+        DataRedisAddress dlockDataRedisAddress(DataRedisConnectionDetails details) {
+            return new DataRedisAddress(details);
+        }
+    }
+
+    /** Registers Spring's infrastructure auto-proxy creator unless one is there already. */
+    static final class AutoProxying implements ImportBeanDefinitionRegistrar {
+        @Override
+        public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
+            AopConfigUtils.registerAutoProxyCreatorIfNecessary(registry);
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package dev.dlock.spring;
+
+import java.time.Duration;
+
+/**
+ * A method annotated with {@link DistributedLock @DistributedLock} (with
+ * {@code onBusy = THROW}, the default) was not called because its lock stayed held by someone
+ * else for the whole {@link DistributedLock#waitTime() wait}, or the waiting thread was
+ * interrupted. The method did not run.
+ */
+public class LockBusyException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    /** The busy lock's name. */
+    private final String lockName;
+    /** How long the caller waited. */
+    private final Duration waited;
+
+    /**
+     * @param lockName the lock's name, as the key expression gave it
+     * @param waited   how long the caller waited for it
+     * @param message  the full message
+     */
+    public LockBusyException(String lockName, Duration waited, String message) {
+        super(message);
+        this.lockName = lockName;
+        this.waited = waited;
+    }
+
+    /**
+     * The lock that was busy.
+     *
+     * @return its name, as the key expression gave it
+     */
+    public String lockName() {
+        return lockName;
+    }
+
+    /**
+     * How long the caller waited before giving up.
+     *
+     * @return the annotation's wait time ({@link Duration#ZERO} for one attempt)
+     */
+    public Duration waited() {
+        return waited;
+    }
+}

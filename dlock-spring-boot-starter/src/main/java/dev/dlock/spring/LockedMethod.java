@@ -1,0 +1,101 @@
+package dev.dlock.spring;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.env.Environment;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ExpressionParser;
+import org.springframework.expression.ParseException;
+
+/**
+ * One method annotated with {@link DistributedLock}, its annotation checked and parsed once: the
+ * key expression, the wait and lease, and what it returns when skipped.
+ *
+ * @param method       the annotated method (of the target class)
+ * @param keyExpression the parsed key, or null for the default name
+ * @param source       the key expression as written, for messages
+ * @param defaultName  the name used when the key is empty
+ * @param waitTime     how long to wait; null: without bound
+ * @param leaseTime    the explicit lease; null: the watchdog lease
+ * @param kind         which lock of the name
+ * @param onBusy       what a busy lock does
+ */
+record LockedMethod(Method method, Expression keyExpression, String source, String defaultName,
+                    Duration waitTime, Duration leaseTime, DistributedLock.Kind kind, DistributedLock.OnBusy onBusy) {
+
+    static LockedMethod parse(Method method, DistributedLock annotation, ExpressionParser parser, Environment environment) {
+        String where = describe(method);
+        Expression expression = null;
+        if (!annotation.key().isBlank()) {
+            try {
+                expression = parser.parseExpression(annotation.key());
+            } catch (ParseException e) {
+                throw new IllegalStateException("@DistributedLock on " + where + ": key expression \"" + annotation.key()
+                        + "\" does not parse: " + e.getMessage(), e);
+            }
+        }
+        Duration wait = duration(annotation.waitTime(), "waitTime", where, environment, true);
+        Duration lease = duration(annotation.leaseTime(), "leaseTime", where, environment, false);
+        Class<?> returned = method.getReturnType();
+        if (CompletionStage.class.isAssignableFrom(returned) || Future.class.isAssignableFrom(returned)
+                || isPublisher(returned)) {
+            throw new IllegalStateException("@DistributedLock on " + where + ": it returns " + returned.getName()
+                    + ", whose work goes on after the method returned, when the lock would already be released;"
+                    + " lock inside the asynchronous work instead");
+        }
+        if (annotation.onBusy() == DistributedLock.OnBusy.SKIP && returned.isPrimitive() && returned != void.class) {
+            throw new IllegalStateException("@DistributedLock on " + where + ": onBusy = SKIP returns null when the"
+                    + " lock is busy, which a method returning " + returned.getName()
+                    + " cannot; return void, an object or an Optional");
+        }
+        return new LockedMethod(method, expression, annotation.key(), method.getDeclaringClass().getName() + "." + method.getName(),
+                wait, lease, annotation.kind(), annotation.onBusy());
+    }
+
+    private static boolean isPublisher(Class<?> type) {
+        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+            if (c.getName().equals("org.reactivestreams.Publisher")) {
+                return true;
+            }
+            for (Class<?> i : c.getInterfaces()) {
+                if (i.getName().equals("org.reactivestreams.Publisher") || isPublisher(i)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static Duration duration(String text, String attribute, String where, Environment environment, boolean zeroAllowed) {
+        if (text.isBlank()) {
+            return null;
+        }
+        String resolved;
+        Duration value;
+        try {
+            resolved = environment.resolveRequiredPlaceholders(text).trim();
+            value = DurationStyle.detectAndParse(resolved);
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("@DistributedLock on " + where + ": " + attribute + " \"" + text
+                    + "\" is not a duration such as \"5s\", \"500ms\" or \"PT1M\": " + e.getMessage(), e);
+        }
+        if (value.isNegative() || (!zeroAllowed && value.isZero())) {
+            throw new IllegalStateException("@DistributedLock on " + where + ": " + attribute + " \"" + text
+                    + "\" must be " + (zeroAllowed ? "zero or more" : "more than zero"));
+        }
+        return value;
+    }
+
+    static String describe(Method method) {
+        return method.getDeclaringClass().getName() + "." + method.getName() + "()";
+    }
+
+    /** What a skipped call returns. */
+    Object skippedResult() {
+        return method.getReturnType() == Optional.class ? Optional.empty() : null;
+    }
+}

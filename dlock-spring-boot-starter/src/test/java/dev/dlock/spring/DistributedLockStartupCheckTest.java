@@ -1,0 +1,101 @@
+package dev.dlock.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.dlock.testing.RedisServer;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/** A malformed annotation fails the startup, naming the method and the bad value. */
+class DistributedLockStartupCheckTest {
+    private static RedisServer redis;
+
+    @BeforeAll
+    static void start() {
+        redis = RedisServer.start();
+    }
+
+    @AfterAll
+    static void stop() {
+        redis.close();
+    }
+
+    private ApplicationContextRunner runner() {
+        return new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(DlockAutoConfiguration.class))
+                .withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port());
+    }
+
+    @Test
+    void aKeyExpressionThatDoesNotParseFailsTheStartup() {
+        runner().withBean(BadKey.class).run(context -> assertThat(context.getStartupFailure())
+                .hasStackTraceContaining("BadKey.ship()")
+                .hasStackTraceContaining("key expression \"'order:' + #order.(\" does not parse"));
+    }
+
+    @Test
+    void aDurationThatDoesNotParseFailsTheStartup() {
+        runner().withBean(BadWait.class).run(context -> assertThat(context.getStartupFailure())
+                .hasStackTraceContaining("BadWait.ship()").hasStackTraceContaining("waitTime \"5 parsecs\" is not a duration"));
+    }
+
+    @Test
+    void skipOnAMethodReturningAPrimitiveFailsTheStartup() {
+        runner().withBean(SkipPrimitive.class).run(context -> assertThat(context.getStartupFailure())
+                .hasStackTraceContaining("SkipPrimitive.count()").hasStackTraceContaining("onBusy = SKIP"));
+    }
+
+    @Test
+    void anAsynchronousReturnTypeFailsTheStartup() {
+        runner().withBean(Asynchronous.class).run(context -> assertThat(context.getStartupFailure())
+                .hasStackTraceContaining("Asynchronous.later()").hasStackTraceContaining("CompletableFuture"));
+    }
+
+    @Test
+    void aWellFormedBeanStarts() {
+        runner().withBean(WellFormed.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(WellFormed.class).ship(new Order("1"))).isEqualTo("1");
+        });
+    }
+
+    record Order(String id) {
+    }
+
+    static class BadKey {
+        @DistributedLock(key = "'order:' + #order.(")
+        public void ship(Order order) {
+        }
+    }
+
+    static class BadWait {
+        @DistributedLock(key = "'order:' + #order.id", waitTime = "5 parsecs")
+        public void ship(Order order) {
+        }
+    }
+
+    static class SkipPrimitive {
+        @DistributedLock(onBusy = DistributedLock.OnBusy.SKIP)
+        public int count() {
+            return 1;
+        }
+    }
+
+    static class Asynchronous {
+        @DistributedLock
+        public CompletableFuture<String> later() {
+            return CompletableFuture.completedFuture("x");
+        }
+    }
+
+    static class WellFormed {
+        @DistributedLock(key = "'order:' + #order.id + ':' + #root.method.name", waitTime = "1s", leaseTime = "10s")
+        public String ship(Order order) {
+            return order.id();
+        }
+    }
+}

@@ -1,0 +1,231 @@
+package dev.dlock.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.dlock.DistributedLock;
+import dev.dlock.LockClient;
+import dev.dlock.spring.integration.DlockIntegrationAutoConfiguration;
+import dev.dlock.spring.integration.DlockLockRegistry;
+import dev.dlock.testing.RedisServer;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.io.support.SpringFactoriesLoader;
+import org.springframework.integration.support.locks.LockRegistry;
+
+class DlockAutoConfigurationTest {
+    private static RedisServer appRedis;
+    private static RedisServer otherRedis;
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(DlockAutoConfiguration.class, DlockIntegrationAutoConfiguration.class));
+
+    @BeforeAll
+    static void startServers() {
+        appRedis = RedisServer.start();
+        otherRedis = RedisServer.start();
+    }
+
+    @AfterAll
+    static void stopServers() {
+        appRedis.close();
+        otherRedis.close();
+    }
+
+    @BeforeEach
+    void emptyServers() {
+        appRedis.flushAll();
+        otherRedis.flushAll();
+    }
+
+    private String[] springDataRedis(RedisServer server) {
+        return new String[] {"spring.data.redis.host=" + server.host(), "spring.data.redis.port=" + server.port()};
+    }
+
+    @Test
+    void springDataRedisHostAndPortAloneAreEnough() {
+        runner.withPropertyValues(springDataRedis(appRedis)).run(context -> {
+            DistributedLock lock = context.getBean(LockClient.class).getLock("invoice:7");
+            lock.lock();
+            try {
+                assertThat(appRedis.keys("*")).contains("dlock:{invoice:7}");
+                assertThat(otherRedis.keys("*")).isEmpty();
+            } finally {
+                lock.unlock();
+            }
+        });
+    }
+
+    @Test
+    void withoutSpringBootsRedisSupportTheSpringDataRedisPropertiesStillApply() {
+        runner.withPropertyValues(springDataRedis(appRedis))
+                .withClassLoader(new FilteredClassLoader(DataRedisConnectionDetails.class)).run(context -> {
+                    DistributedLock lock = context.getBean(LockClient.class).getLock("no-data-redis");
+                    lock.lock();
+                    try {
+                        assertThat(appRedis.keys("*")).contains("dlock:{no-data-redis}");
+                    } finally {
+                        lock.unlock();
+                    }
+                });
+    }
+
+    @Test
+    void theApplicationsRedisConnectionDetailsWinOverTheProperties() {
+        DataRedisConnectionDetails serviceConnection = new DataRedisConnectionDetails() {
+            @Override
+            public Standalone getStandalone() {
+                return Standalone.of(otherRedis.host(), otherRedis.port());
+            }
+        };
+        runner.withPropertyValues(springDataRedis(appRedis))
+                .withBean(DataRedisConnectionDetails.class, () -> serviceConnection).run(context -> {
+                    DistributedLock lock = context.getBean(LockClient.class).getLock("service-connection");
+                    lock.lock();
+                    try {
+                        assertThat(otherRedis.keys("*")).contains("dlock:{service-connection}");
+                        assertThat(appRedis.keys("*")).isEmpty();
+                    } finally {
+                        lock.unlock();
+                    }
+                });
+    }
+
+    @Test
+    void springDataRedisUrlIsUsed() {
+        runner.withPropertyValues("spring.data.redis.url=redis://" + appRedis.host() + ":" + appRedis.port() + "/3",
+                "spring.data.redis.port=1").run(context -> {
+            DistributedLock lock = context.getBean(LockClient.class).getLock("by-url");
+            lock.lock();
+            try {
+                assertThat(lock.isLocked()).isTrue();
+                assertThat(appRedis.keys("*")).as("database 0 of the server").isEmpty();
+                assertThat(context.getBean(LockClient.class).address()).contains(String.valueOf(appRedis.port()));
+            } finally {
+                lock.unlock();
+            }
+        });
+    }
+
+    @Test
+    void dlockPropertiesOverrideSpringDataRedis() {
+        runner.withPropertyValues(springDataRedis(appRedis))
+                .withPropertyValues("dlock.redis-uri=" + otherRedis.uri(), "dlock.key-prefix=billing:",
+                        "dlock.client-name=billing-service", "dlock.default-lease=20s", "dlock.command-timeout=2s")
+                .run(context -> {
+                    DistributedLock lock = context.getBean(LockClient.class).getLock("invoice:7");
+                    lock.lock();
+                    try {
+                        assertThat(otherRedis.keys("*")).contains("billing:{invoice:7}");
+                        assertThat(appRedis.keys("*")).isEmpty();
+                        assertThat(lock.info().holder()).get().extracting(h -> h.clientName()).isEqualTo("billing-service");
+                        assertThat(lock.remainingLease()).isLessThanOrEqualTo(Duration.ofSeconds(20)).isGreaterThan(Duration.ofSeconds(10));
+                    } finally {
+                        lock.unlock();
+                    }
+                });
+    }
+
+    @Test
+    void applicationNameIsTheDefaultClientNameAndCustomizersRunBeforeBuild() {
+        runner.withPropertyValues(springDataRedis(appRedis))
+                .withPropertyValues("spring.application.name=shop")
+                .withBean(LockClientBuilderCustomizer.class, () -> builder -> builder.keyPrefix("custom:"))
+                .run(context -> {
+                    DistributedLock lock = context.getBean(LockClient.class).getLock("cart");
+                    lock.lock();
+                    try {
+                        assertThat(appRedis.keys("*")).contains("custom:{cart}");
+                        assertThat(lock.info().holder()).get().extracting(h -> h.clientName()).isEqualTo("shop");
+                    } finally {
+                        lock.unlock();
+                    }
+                });
+    }
+
+    @Test
+    void unreachableRedisFailsStartupNamingTheAddress() throws IOException {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = socket.getLocalPort();
+        }
+        runner.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + closedPort,
+                "dlock.command-timeout=1s").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().isNotNull();
+            assertThat(context.getStartupFailure()).hasStackTraceContaining(
+                    "dlock could not connect to Redis at redis://127.0.0.1:" + closedPort + " (from spring.data.redis.host/port)");
+        });
+    }
+
+    @Test
+    void springBootReportsTheUnreachableRedisWithTheAction() {
+        RedisUnreachableException failure = new RedisUnreachableException("redis://127.0.0.1:1 (from dlock.redis-uri)",
+                new dev.dlock.LockBackendException("connection refused"));
+        // the analyzers that need no context (others fail to instantiate here and are left out)
+        assertThat(SpringFactoriesLoader.forDefaultResourceLocation(getClass().getClassLoader()).load(FailureAnalyzer.class,
+                SpringFactoriesLoader.FailureHandler.handleMessage((message, e) -> { })))
+                .anySatisfy(analyzer -> {
+                    FailureAnalysis analysis = analyzer.analyze(new IllegalStateException("context failed", failure));
+                    assertThat(analysis).isNotNull();
+                    assertThat(analysis.getDescription())
+                            .isEqualTo("dlock could not connect to Redis at redis://127.0.0.1:1 (from dlock.redis-uri): connection refused");
+                    assertThat(analysis.getAction()).contains("dlock.redis-uri");
+                });
+    }
+
+    @Test
+    void twoAddressSettingsAreRefused() {
+        runner.withPropertyValues("dlock.redis-uri=" + appRedis.uri(), "dlock.cluster-nodes=" + otherRedis.uri())
+                .run(context -> assertThat(context.getStartupFailure())
+                        .hasStackTraceContaining("set one of dlock.redis-uri, dlock.redlock-nodes and dlock.cluster-nodes"));
+    }
+
+    @Test
+    void closingTheContextReleasesTheLocksAndStopsTheClientsThreads() {
+        runner.withPropertyValues(springDataRedis(appRedis)).run(context -> {
+            context.getBean(LockClient.class).getLock("held-at-shutdown").lock();
+            assertThat(appRedis.keys("*")).contains("dlock:{held-at-shutdown}");
+            assertThat(clientThreads()).isNotEmpty();
+            context.close();
+            assertThat(appRedis.keys("dlock:{*")).isEmpty();
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(clientThreads()).isEmpty());
+        });
+    }
+
+    /** Threads of dlock and of the Lettuce resources it created. */
+    static Set<String> clientThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
+                .filter(name -> name.startsWith("dlock") || name.startsWith("lettuce")).collect(Collectors.toSet());
+    }
+
+    @Test
+    void disabledCreatesNoClient() {
+        runner.withPropertyValues("dlock.enabled=false").run(context -> assertThat(context).doesNotHaveBean(LockClient.class));
+    }
+
+    @Test
+    void lockRegistryOnlyWithSpringIntegrationAndNoRegistryOfTheApplication() {
+        runner.withPropertyValues(springDataRedis(appRedis)).run(context ->
+                assertThat(context).hasSingleBean(DlockLockRegistry.class));
+        runner.withPropertyValues(springDataRedis(appRedis)).withClassLoader(new FilteredClassLoader(LockRegistry.class))
+                .run(context -> assertThat(context).hasSingleBean(LockClient.class).doesNotHaveBean(DlockLockRegistry.class));
+        runner.withPropertyValues(springDataRedis(appRedis))
+                .withBean("appRegistry", LockRegistry.class, org.springframework.integration.support.locks.DefaultLockRegistry::new)
+                .run(context -> assertThat(context).doesNotHaveBean(DlockLockRegistry.class));
+    }
+}

@@ -1,0 +1,119 @@
+package dev.dlock.spring.actuate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.dlock.DistributedLock;
+import dev.dlock.LockClient;
+import dev.dlock.testing.RedisServer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** The locks endpoint and the health indicator over HTTP, in a web application with the actuator. */
+@SpringBootTest(classes = ActuatorTest.App.class, webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
+        "management.endpoints.web.exposure.include=health,locks", "management.endpoint.health.show-details=always",
+        "dlock.command-timeout=1s", "spring.main.banner-mode=off",
+        // Spring Data Redis is on the class path too: its own health check would wait 60 s on a paused Redis
+        "management.health.redis.enabled=false"})
+@DirtiesContext
+class ActuatorTest {
+    private static final RedisServer redis = RedisServer.start();
+    private static final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    LockClient client;
+
+    @DynamicPropertySource
+    static void redisProperties(DynamicPropertyRegistry registry) {
+        registry.add("spring.data.redis.host", redis::host);
+        registry.add("spring.data.redis.port", redis::port);
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        redis.close();
+    }
+
+    private HttpResponse<String> get(String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(30)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static JsonNode json(HttpResponse<String> response) {
+        return JsonMapper.builder().build().readTree(response.body());
+    }
+
+    @Test
+    void locksListsTheHeldLocksMatchingThePattern() throws Exception {
+        DistributedLock order = client.getLock("order:42");
+        DistributedLock invoice = client.getLock("invoice:7");
+        order.lock(Duration.ofMinutes(5));
+        invoice.lock();
+        try {
+            HttpResponse<String> response = get("/actuator/locks?pattern=order:*");
+            assertThat(response.statusCode()).isEqualTo(200);
+            JsonNode body = json(response);
+            assertThat(body.get("pattern").asString()).isEqualTo("order:*");
+            assertThat(body.get("redis").asString()).contains(String.valueOf(redis.port()));
+            assertThat(body.get("locks")).hasSize(1);
+            JsonNode lock = body.get("locks").get(0);
+            assertThat(lock.get("name").asString()).isEqualTo("order:42");
+            assertThat(lock.get("holder").get("thread").asString()).isEqualTo(Thread.currentThread().getName());
+            assertThat(lock.get("holder").get("pid").asLong()).isEqualTo(ProcessHandle.current().pid());
+            assertThat(lock.get("holdCount").asInt()).isEqualTo(1);
+            assertThat(lock.get("leaseLeftMillis").asLong()).isBetween(1L, Duration.ofMinutes(5).toMillis());
+            assertThat(lock.get("heldForMillis").asLong()).isBetween(0L, Duration.ofMinutes(1).toMillis());
+            assertThat(lock.get("fencingToken").asLong()).isEqualTo(order.fencingToken());
+            assertThat(lock.get("waitingClients").asLong()).isZero();
+
+            assertThat(json(get("/actuator/locks")).get("locks")).hasSize(2);
+        } finally {
+            order.unlock();
+            invoice.unlock();
+        }
+        assertThat(json(get("/actuator/locks")).get("locks")).isEmpty();
+    }
+
+    @Test
+    void healthIsUpWhileRedisAnswersAndDownWhileItDoesNot() throws Exception {
+        HttpResponse<String> up = get("/actuator/health");
+        assertThat(up.statusCode()).isEqualTo(200);
+        JsonNode dlock = json(up).get("components").get("dlock");
+        assertThat(dlock.get("status").asString()).isEqualTo("UP");
+        assertThat(dlock.get("details").get("redis").asString()).contains(String.valueOf(redis.port()));
+
+        redis.pause();
+        try {
+            HttpResponse<String> down = get("/actuator/health");
+            assertThat(down.statusCode()).isEqualTo(503);
+            JsonNode failed = json(down).get("components").get("dlock");
+            assertThat(failed.get("status").asString()).isEqualTo("DOWN");
+            assertThat(failed.get("details").get("error").asString()).contains("LockBackendException");
+        } finally {
+            redis.resume();
+        }
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class App {
+    }
+}

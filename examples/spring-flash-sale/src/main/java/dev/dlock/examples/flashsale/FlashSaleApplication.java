@@ -1,0 +1,17 @@
+package dev.dlock.examples.flashsale;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+
+/**
+ * A shop selling a few phones to many buyers at once. {@code POST /phones/{sku}/purchase} is
+ * guarded by {@code @DistributedLock} and sells exactly the stock; {@code POST
+ * /unlocked/phones/{sku}/purchase} runs the same code without the lock and oversells.
+ */
+@SpringBootApplication
+public class FlashSaleApplication {
+
+    public static void main(String[] args) {
+        SpringApplication.run(FlashSaleApplication.class, args);
+    }
+}

@@ -1,0 +1,1 @@
+merge into stock (sku, remaining) key (sku) values ('phone-x', 10);
