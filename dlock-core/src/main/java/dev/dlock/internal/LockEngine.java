@@ -132,6 +132,13 @@ public final class LockEngine implements AutoCloseable {
                 leaseMs, false, waitNanos, downgradeFrom).start();
     }
 
+    /** Starts the acquire loop for one permit of a semaphore of {@code permits} permits. */
+    Acquisition acquirePermit(LockTarget target, int permits, long leaseMs, long waitNanos) {
+        requireOpen();
+        return new Acquisition(acquireContext, target, LockKind.PERMIT, identity.ownerPrefix(),
+                identity.holderDescription(), leaseMs, false, waitNanos, "").withPermits(permits).start();
+    }
+
     /** Re-enters a hold of the current thread: one attempt under the hold's owner id. */
     Acquisition reenter(Hold held, long leaseMs) {
         requireOpen();
