@@ -30,6 +30,27 @@ final class MultiAcquire {
         this.acquireOne = acquireOne;
     }
 
+    /**
+     * An unbounded acquire's handle as a step: cancelling the step cancels that acquire (a future
+     * made by {@code thenApply} would not), and a handle that comes after the cancel is released.
+     */
+    static CompletableFuture<Optional<LockHandle>> step(CompletableFuture<LockHandle> acquire) {
+        CompletableFuture<Optional<LockHandle>> step = new CompletableFuture<>();
+        acquire.whenComplete((handle, error) -> {
+            if (error != null) {
+                step.completeExceptionally(error);
+            } else if (!step.complete(Optional.of(handle))) {
+                handle.releaseAsync();
+            }
+        });
+        step.whenComplete((ignored, error) -> {
+            if (step.isCancelled()) {
+                acquire.cancel(false);
+            }
+        });
+        return step;
+    }
+
     CompletableFuture<Optional<LockHandle>> start() {
         result.whenComplete((ignored, error) -> {
             CompletableFuture<Optional<LockHandle>> step = current;

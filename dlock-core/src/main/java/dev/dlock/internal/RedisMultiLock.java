@@ -269,13 +269,13 @@ public final class RedisMultiLock implements DistributedLock {
 
     @Override
     public CompletableFuture<LockHandle> acquireAsync() {
-        return HandleAcquire.untilAcquired(acquireAll(lock -> lock.acquireAsync().thenApply(Optional::of)));
+        return HandleAcquire.untilAcquired(acquireAll(lock -> MultiAcquire.step(lock.acquireAsync())));
     }
 
     @Override
     public CompletableFuture<LockHandle> acquireAsync(Duration lease) {
         Validation.leaseMillis("lease", lease);
-        return HandleAcquire.untilAcquired(acquireAll(lock -> lock.acquireAsync(lease).thenApply(Optional::of)));
+        return HandleAcquire.untilAcquired(acquireAll(lock -> MultiAcquire.step(lock.acquireAsync(lease))));
     }
 
     @Override
