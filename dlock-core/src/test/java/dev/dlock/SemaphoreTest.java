@@ -279,6 +279,33 @@ class SemaphoreTest {
     }
 
     @Test
+    void aClientsWaitersBeyondThePermitCountWaitInTheClientAndGetInInOrder() throws Exception {
+        DistributedSemaphore semaphore = servers.newClient(Topology.ONE_REDIS).getSemaphore("gated", 2);
+        LockHandle held = semaphore.acquire();
+        LockHandle other = semaphore.acquire();
+        long before = CommandStats.scriptCalls(servers.server());
+        List<CompletableFuture<LockHandle>> waiting = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            waiting.add(semaphore.acquireAsync());
+        }
+        assertThat(semaphore.tryAcquire()).isEmpty();
+        // this client holds every permit: its other acquires queue in the client without asking Redis
+        assertThat(CommandStats.scriptCalls(servers.server())).isEqualTo(before);
+        for (int i = 0; i < waiting.size(); i++) {
+            held.release();
+            held = waiting.get(i).get(10, TimeUnit.SECONDS);
+            for (CompletableFuture<LockHandle> later : waiting.subList(i + 1, waiting.size())) {
+                assertThat(later).as("waiter %d after waiter %d", waiting.indexOf(later), i).isNotDone();
+            }
+        }
+        held.release();
+        other.release();
+        // one release and one acquire per permit passed on: no waiter woke for nothing
+        assertThat(CommandStats.scriptCalls(servers.server()) - before).isLessThanOrEqualTo(2 * waiting.size() + 2);
+        assertNothingLeft(Topology.ONE_REDIS);
+    }
+
+    @Test
     void closeGivesBackThePermitsOfTheClient() throws Exception {
         LockClient client = servers.newClient(Topology.ONE_REDIS);
         client.getSemaphore("closed", 3).acquireUninterruptibly();

@@ -40,6 +40,8 @@ public final class LockEngine implements AutoCloseable {
     private final Acquisition.Context acquireContext;
     /** The timers that declare explicit-lease holds lost when their lease ends. */
     private final Map<Hold, ScheduledFuture<?>> leaseTimers = new ConcurrentHashMap<>();
+    /** The client's admission to each semaphore it uses. */
+    private final PermitGates permitGates = new PermitGates();
     private volatile boolean closed;
 
     /**
@@ -111,6 +113,14 @@ public final class LockEngine implements AutoCloseable {
         return watchdogLeaseMs;
     }
 
+    Ticker ticker() {
+        return ticker;
+    }
+
+    PermitGates permitGates() {
+        return permitGates;
+    }
+
     LockTarget target(String name) {
         return LockTarget.of(keyPrefix, name);
     }
@@ -146,7 +156,7 @@ public final class LockEngine implements AutoCloseable {
                 leaseMs, true, 0, "").start();
     }
 
-    private void requireOpen() {
+    void requireOpen() {
         if (closed) {
             throw new IllegalStateException("the LockClient is closed");
         }

@@ -51,12 +51,12 @@ public final class RedisSemaphore implements DistributedSemaphore {
 
     @Override
     public LockHandle acquireUninterruptibly() {
-        return Blocking.awaitUninterruptibly(start(engine.watchdogLeaseMs(), true, WAIT_FOREVER).permit()).orElseThrow();
+        return Blocking.awaitUninterruptibly(start(engine.watchdogLeaseMs(), true, WAIT_FOREVER).result()).orElseThrow();
     }
 
     @Override
     public Optional<LockHandle> tryAcquire() {
-        return Blocking.awaitUninterruptibly(start(engine.watchdogLeaseMs(), true, 0).permit());
+        return Blocking.awaitUninterruptibly(start(engine.watchdogLeaseMs(), true, 0).result());
     }
 
     @Override
@@ -72,32 +72,27 @@ public final class RedisSemaphore implements DistributedSemaphore {
 
     @Override
     public CompletableFuture<LockHandle> acquireAsync() {
-        return HandleAcquire.untilAcquired(start(engine.watchdogLeaseMs(), true, WAIT_FOREVER).permit());
+        return HandleAcquire.untilAcquired(start(engine.watchdogLeaseMs(), true, WAIT_FOREVER).result());
     }
 
     @Override
     public CompletableFuture<LockHandle> acquireAsync(Duration lease) {
-        return HandleAcquire.untilAcquired(start(Validation.leaseMillis("lease", lease), false, WAIT_FOREVER).permit());
+        return HandleAcquire.untilAcquired(start(Validation.leaseMillis("lease", lease), false, WAIT_FOREVER).result());
     }
 
     @Override
     public CompletableFuture<Optional<LockHandle>> tryAcquireAsync(Duration wait) {
-        return start(engine.watchdogLeaseMs(), true, Validation.waitNanos(wait)).permit();
+        return start(engine.watchdogLeaseMs(), true, Validation.waitNanos(wait)).result();
     }
 
     @Override
     public CompletableFuture<Optional<LockHandle>> tryAcquireAsync(Duration wait, Duration lease) {
         long waitNanos = Validation.waitNanos(wait);
-        return start(Validation.leaseMillis("lease", lease), false, waitNanos).permit();
+        return start(Validation.leaseMillis("lease", lease), false, waitNanos).result();
     }
 
-    /** An acquisition under way and the permit it will give. */
-    private record Started(Acquisition acquisition, CompletableFuture<Optional<LockHandle>> permit) {
-    }
-
-    private Started start(long leaseMs, boolean renewed, long waitNanos) {
-        Acquisition acquisition = engine.acquirePermit(target, permits, leaseMs, waitNanos);
-        return new Started(acquisition, HandleAcquire.start(engine, acquisition, renewed));
+    private PermitAcquire start(long leaseMs, boolean renewed, long waitNanos) {
+        return new PermitAcquire(engine, target, permits, leaseMs, renewed, waitNanos).start();
     }
 
     /** On interrupt: stop waiting, give back a permit that raced the interrupt, then throw. */
@@ -106,15 +101,15 @@ public final class RedisSemaphore implements DistributedSemaphore {
         if (Thread.interrupted()) {
             throw new InterruptedException("interrupted before acquiring a permit of semaphore '" + name() + "'");
         }
-        Started started = start(leaseMs, renewed, waitNanos);
+        PermitAcquire started = start(leaseMs, renewed, waitNanos);
         try {
-            return started.permit().get();
+            return started.result().get();
         } catch (ExecutionException e) {
             throw Failures.forCaller(e);
         } catch (InterruptedException interrupt) {
-            started.acquisition().cancel();
+            started.cancel();
             try {
-                started.permit().get(engine.commandTimeoutMs() + 1000, TimeUnit.MILLISECONDS)
+                started.result().get(engine.commandTimeoutMs() + 1000, TimeUnit.MILLISECONDS)
                         .ifPresent(LockHandle::release);
             } catch (ExecutionException | TimeoutException | InterruptedException | RuntimeException ignored) {
                 // the acquire failed or hangs (a best-effort release was sent), or the raced permit's
@@ -126,14 +121,14 @@ public final class RedisSemaphore implements DistributedSemaphore {
 
     @Override
     public void release(LockHandle permit) {
-        if (!(permit instanceof Handle handle) || !handle.isOf(engine, LockKind.PERMIT, target)) {
+        if (!(permit instanceof PermitHandle held) || !held.handle().isOf(engine, LockKind.PERMIT, target)) {
             throw new IllegalMonitorStateException(permit + " is not a permit of semaphore '" + name()
                     + "' taken through this client");
         }
-        if (handle.isReleased()) {
+        if (held.handle().isReleased()) {
             throw new IllegalMonitorStateException(permit + " of semaphore '" + name() + "' was released already");
         }
-        handle.release();
+        held.release();
     }
 
     @Override
