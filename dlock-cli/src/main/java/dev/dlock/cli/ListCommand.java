@@ -1,8 +1,10 @@
 package dev.dlock.cli;
 
 import dev.dlock.LockClient;
+import dev.dlock.LockHold;
 import dev.dlock.LockInfo;
 import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -15,7 +17,8 @@ import picocli.CommandLine.Spec;
 /** {@code dlock list [PATTERN]}. */
 @Command(name = "list",
         mixinStandardHelpOptions = true,
-        description = {"Lists every held lock whose name matches PATTERN, with its holder and lease left.",
+        description = {"Lists every held lock whose name matches PATTERN, with its holder and lease left: one "
+                + "row per holder (each permit of a semaphore, each reader of a read-write lock).",
                 "Walks the keyspace with SCAN (Redis is not blocked) and reads each lock: meant for "
                         + "people and scripts, not hot paths. Exits 0, also when nothing is held."})
 public final class ListCommand implements Callable<Integer> {
@@ -55,15 +58,25 @@ public final class ListCommand implements Callable<Integer> {
         }
     }
 
+    /** One row per hold: a read-write lock's readers and a semaphore's permits each have theirs. */
     private static void printTable(PrintWriter out, List<LockInfo> locks) {
-        int nameWidth = Math.max(4, locks.stream().mapToInt(info -> info.name().length()).max().orElse(0));
-        int holderWidth = Math.max(6, locks.stream()
-                .mapToInt(info -> info.holder().map(LockInfoView::holder).orElse("").length()).max().orElse(0));
+        List<String[]> rows = new ArrayList<>();
+        for (LockInfo info : locks) {
+            if (info.holds().isEmpty()) {
+                rows.add(new String[] {info.name(), info.holder().map(LockInfoView::holder).orElse("-"),
+                        Durations.format(info.remainingLease()), Long.toString(info.waitingClients())});
+            }
+            for (LockHold hold : info.holds()) {
+                rows.add(new String[] {info.name(), LockInfoView.holdLabel(info, hold) + LockInfoView.holder(hold.holder()),
+                        Durations.format(hold.remainingLease()), Long.toString(info.waitingClients())});
+            }
+        }
+        int nameWidth = Math.max(4, rows.stream().mapToInt(row -> row[0].length()).max().orElse(0));
+        int holderWidth = Math.max(6, rows.stream().mapToInt(row -> row[1].length()).max().orElse(0));
         String format = "%-" + nameWidth + "s  %-" + holderWidth + "s  %10s  %s%n";
         out.printf(format, "NAME", "HOLDER", "LEASE LEFT", "WAITING");
-        for (LockInfo info : locks) {
-            out.printf(format, info.name(), info.holder().map(LockInfoView::holder).orElse("-"),
-                    Durations.format(info.remainingLease()), info.waitingClients());
+        for (String[] row : rows) {
+            out.printf(format, (Object[]) row);
         }
     }
 }

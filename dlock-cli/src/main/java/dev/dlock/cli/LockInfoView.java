@@ -2,6 +2,7 @@ package dev.dlock.cli;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.dlock.LockHold;
 import dev.dlock.LockHolder;
 import dev.dlock.LockInfo;
 import java.util.LinkedHashMap;
@@ -35,7 +36,27 @@ final class LockInfoView {
         json.put("remainingLeaseMs", info.remainingLease().toMillis());
         json.put("fencingToken", info.isLocked() ? info.fencingToken() : null);
         json.put("waitingClients", info.waitingClients());
+        json.put("permits", info.permits() > 0 ? info.permits() : null);
+        json.put("holds", info.holds().stream().map(LockInfoView::holdJson).toList());
         return json;
+    }
+
+    private static Map<String, Object> holdJson(LockHold hold) {
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("holder", holderJson(hold.holder()));
+        json.put("shared", hold.shared());
+        json.put("holdCount", hold.holdCount());
+        json.put("remainingLeaseMs", hold.remainingLease().toMillis());
+        json.put("fencingToken", hold.fencingToken());
+        return json;
+    }
+
+    /** "permit of 3: ", "reader: " or "" (an exclusive holder), before a holder in a listing. */
+    static String holdLabel(LockInfo info, LockHold hold) {
+        if (!hold.shared()) {
+            return "";
+        }
+        return info.permits() > 0 ? "permit of " + info.permits() + ": " : "reader: ";
     }
 
     private static Map<String, Object> holderJson(LockHolder holder) {
@@ -55,8 +76,22 @@ final class LockInfoView {
     /** Several lines for {@code dlock status}. */
     static String text(LockInfo info) {
         StringBuilder out = new StringBuilder();
-        out.append("lock '").append(info.name()).append("': ").append(info.isLocked() ? "held" : "free").append('\n');
-        info.holder().ifPresent(holder -> {
+        out.append("lock '").append(info.name()).append("': ").append(info.isLocked() ? "held" : "free");
+        boolean shared = info.holds().stream().anyMatch(LockHold::shared);
+        if (info.permits() > 0) {
+            out.append(" (semaphore: ").append(info.holds().size()).append(" of ").append(info.permits())
+                    .append(" permits held)");
+        } else if (shared) {
+            out.append(" (").append(info.holds().size()).append(info.holds().size() == 1 ? " reader)" : " readers)");
+        }
+        out.append('\n');
+        if (shared) {
+            for (LockHold hold : info.holds()) {
+                row(out, hold.shared() ? (info.permits() > 0 ? "permit" : "reader") : "writer", holder(hold.holder())
+                        + "; lease left " + Durations.format(hold.remainingLease()) + "; token " + hold.fencingToken());
+            }
+        }
+        info.holder().filter(holder -> !shared).ifPresent(holder -> {
             row(out, "holder", holder(holder));
             row(out, "hold count", Integer.toString(info.holdCount()));
             row(out, "lease left", Durations.format(info.remainingLease()));
