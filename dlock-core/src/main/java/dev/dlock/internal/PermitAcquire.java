@@ -3,6 +3,7 @@ package dev.dlock.internal;
 import dev.dlock.LockHandle;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -23,6 +24,8 @@ final class PermitAcquire {
     private final CompletableFuture<Optional<LockHandle>> result = new CompletableFuture<>();
     private volatile CompletableFuture<Void> entry;
     private volatile Acquisition acquisition;
+    /** Ends the wait at the gate when the wait runs out there; cancelled once admitted. */
+    private volatile ScheduledFuture<?> gateTimer;
     private volatile boolean cancelled;
 
     /** @param waitNanos how long to wait; negative: without bound */
@@ -47,7 +50,10 @@ final class PermitAcquire {
                 // this client has as many acquisitions under way or holding as there are permits
                 stopWaitingAtTheGate();
             } else if (waitNanos > 0) {
-                engine.ticker().schedule(this::stopWaitingAtTheGate, waitNanos, TimeUnit.NANOSECONDS);
+                gateTimer = engine.ticker().schedule(this::stopWaitingAtTheGate, waitNanos, TimeUnit.NANOSECONDS);
+                if (entry.isDone()) {
+                    gateTimer.cancel(false);
+                }
             }
         }
         result.whenComplete((ignored, error) -> {
@@ -80,6 +86,10 @@ final class PermitAcquire {
     }
 
     private void admitted(long startNanos) {
+        ScheduledFuture<?> timer = gateTimer;
+        if (timer != null) {
+            timer.cancel(false);
+        }
         if (cancelled) {
             leaveGate();
             result.complete(Optional.empty());
