@@ -9,9 +9,10 @@ import java.util.concurrent.locks.Lock;
 
 /**
  * A reentrant lock shared by every process that uses the same Redis, key prefix and name: the
- * plain lock ({@link LockClient#getLock(String)}), the fair lock ({@link LockClient#getFairLock(String)})
- * and either side of a read-write lock ({@link DistributedReadWriteLock}) all have this interface
- * and everything below; each kind's own rules (order, sharing) are documented where it is obtained.
+ * plain lock ({@link LockClient#getLock(String)}), the fair lock ({@link LockClient#getFairLock(String)}),
+ * either side of a read-write lock ({@link DistributedReadWriteLock}) and a multi-lock over several
+ * names ({@link LockClient#getMultiLock(String...)}) all have this interface and everything below;
+ * each kind's own rules (order, sharing) are documented where it is obtained.
  *
  * <h2>Ownership</h2>
  * The {@link Lock} methods are thread-bound: the thread that locks is the owner, may re-enter

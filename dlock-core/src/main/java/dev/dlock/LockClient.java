@@ -3,7 +3,9 @@ package dev.dlock;
 import dev.dlock.internal.LettuceNodes;
 import dev.dlock.internal.LockEngine;
 import dev.dlock.internal.RedisLock;
+import dev.dlock.internal.RedisMultiLock;
 import dev.dlock.internal.RedisReadWriteLock;
+import dev.dlock.internal.RedisSemaphore;
 import dev.dlock.internal.Settings;
 import dev.dlock.internal.Validation;
 import io.lettuce.core.resource.ClientResources;
@@ -60,6 +62,8 @@ public final class LockClient implements AutoCloseable {
     public static final Duration MIN_WAITER_TIMEOUT = Settings.MIN_WAITER_TIMEOUT;
     /** The longest {@linkplain LockClientBuilder#waiterTimeout(Duration) waiter timeout} accepted (10 minutes). */
     public static final Duration MAX_WAITER_TIMEOUT = Settings.MAX_WAITER_TIMEOUT;
+    /** The most permits a {@linkplain #getSemaphore(String, int) semaphore} may have (10,000). */
+    public static final int MAX_PERMITS = Validation.MAX_PERMITS;
     /** How long an acquire without a wait budget keeps trying while Redis fails ({@link LockClientBuilder#outageTolerance}). */
     public static final Duration DEFAULT_OUTAGE_TOLERANCE = Settings.DEFAULT_OUTAGE_TOLERANCE;
 
@@ -148,6 +152,42 @@ public final class LockClient implements AutoCloseable {
      */
     public DistributedReadWriteLock getReadWriteLock(String name) {
         return new RedisReadWriteLock(engine, name);
+    }
+
+    /**
+     * The semaphore of this name: at most {@code permits} holders at once across every client; see
+     * {@link DistributedSemaphore}. Cheap: no Redis call. The count is stored with the semaphore
+     * while any permit is held, and an acquire with another count then fails with
+     * {@link IllegalStateException}. A lock of another kind with the same name excludes it. Also
+     * answers on a closed client; acquiring a permit then throws {@link IllegalStateException}.
+     *
+     * @param name    the semaphore's name, shared by every client that means the same semaphore
+     * @param permits how many may hold it at once: 1 to {@link #MAX_PERMITS}
+     * @return the semaphore of this name
+     * @throws IllegalArgumentException the name is null, blank or longer than 1024 characters, or
+     *                                  {@code permits} is out of range
+     */
+    public DistributedSemaphore getSemaphore(String name, int permits) {
+        return new RedisSemaphore(engine, name, permits);
+    }
+
+    /**
+     * The locks of these names taken as one: all of them or none, with the {@link DistributedLock}
+     * API and one hold count. The names are taken one after the other in sorted order, so clients
+     * that take overlapping sets in any order never deadlock; an acquire that cannot take every name
+     * (busy within its wait, interrupted, Redis failing) gives back those it took before it returns.
+     * Each name is the plain lock of {@link #getLock(String)} (its own lease, renewal and token), so
+     * a multi-lock excludes the plain locks of its names and works on every topology, names in
+     * different Cluster slots included. {@code fencingToken()} is the highest of the names' tokens.
+     * Cheap: no Redis call.
+     *
+     * @param names the locks' names, at least one, no name twice
+     * @return the multi-lock of these names; {@link DistributedLock#name()} lists them sorted
+     * @throws IllegalArgumentException no name, a name given twice, or a name null, blank or longer
+     *                                  than 1024 characters
+     */
+    public DistributedLock getMultiLock(String... names) {
+        return new RedisMultiLock(engine, names);
     }
 
     /**

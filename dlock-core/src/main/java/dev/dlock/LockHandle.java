@@ -4,9 +4,10 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A hold acquired through the async API. It is owned by the handle, not by a thread: any thread
- * may release it, so it suits virtual threads and code that hops threads. Handles are not
- * reentrant: two handles on one lock exclude each other, even within one client.
+ * A hold acquired through the async API, or one permit of a {@link DistributedSemaphore}. It is
+ * owned by the handle, not by a thread: any thread may release it, so it suits virtual threads and
+ * code that hops threads. Handles are not reentrant: two handles on one lock exclude each other,
+ * even within one client (two permits of a semaphore are two of its holders).
  *
  * <p>{@link #close()} releases, so a handle works with try-with-resources.
  */

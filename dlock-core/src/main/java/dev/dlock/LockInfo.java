@@ -1,10 +1,15 @@
 package dev.dlock;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /**
  * A snapshot of one lock's state in Redis, read in one round trip.
+ *
+ * <p>A name held by several at once (the readers of a read-write lock, the permits of a
+ * semaphore) is summed up in the first fields, as its {@link DistributedLock#info()} describes,
+ * and listed hold by hold in {@link #holds()}.
  *
  * @param name           the lock name
  * @param key            the Redis key of the lock
@@ -18,13 +23,44 @@ import java.util.Optional;
  * @param heldFor        how long the current hold has lasted ({@link Duration#ZERO} when free): since
  *                       it was granted, on the Redis server's clock, so the reader's clock does not
  *                       matter. A re-entry does not restart it; a new holder (also a fair lock's
- *                       hand-over) does. For a read-write lock's readers: since the oldest read
- *                       hold still held. Over Redlock: the median of the nodes' copies. It comes
- *                       from the fencing token, which is at least the server's time at the grant,
- *                       so it can read short after a failover to a server whose clock is behind.
+ *                       hand-over) does. For a read-write lock's readers and a semaphore's permits:
+ *                       since the oldest hold still held. Over Redlock: the median of the nodes'
+ *                       copies. It comes from the fencing token, which is at least the server's
+ *                       time at the grant, so it can read short after a failover to a server whose
+ *                       clock is behind.
+ * @param holds          every hold of the name in this view, in the order they were granted (by
+ *                       fencing token); empty when free
+ * @param permits        a semaphore's permit count, as stored with it while any permit is held;
+ *                       0 when the name is not a held semaphore
  */
 public record LockInfo(String name, String key, Optional<LockHolder> holder, int holdCount,
-                       Duration remainingLease, long fencingToken, long waitingClients, Duration heldFor) {
+                       Duration remainingLease, long fencingToken, long waitingClients, Duration heldFor,
+                       List<LockHold> holds, int permits) {
+
+    /** Copies {@code holds}: the record is immutable. */
+    public LockInfo {
+        holds = List.copyOf(holds);
+    }
+
+    /**
+     * The snapshot of a lock with at most one hold (not a semaphore): {@link #holds()} lists that
+     * hold, as exclusive.
+     *
+     * @param name           the lock name
+     * @param key            the Redis key of the lock
+     * @param holder         who holds it; empty when the lock is free
+     * @param holdCount      re-entries of the current hold (0 when free)
+     * @param remainingLease time left on the lease
+     * @param fencingToken   token of the current hold (0 when free)
+     * @param waitingClients clients waiting for the lock
+     * @param heldFor        how long the current hold has lasted
+     */
+    public LockInfo(String name, String key, Optional<LockHolder> holder, int holdCount, Duration remainingLease,
+                    long fencingToken, long waitingClients, Duration heldFor) {
+        this(name, key, holder, holdCount, remainingLease, fencingToken, waitingClients, heldFor,
+                holder.map(who -> List.of(new LockHold(who, holdCount, remainingLease, fencingToken, false)))
+                        .orElse(List.of()), 0);
+    }
 
     /**
      * Whether anyone held the lock when the snapshot was taken.

@@ -39,7 +39,9 @@ public interface LockObserver {
         /** The read lock of {@link LockClient#getReadWriteLock(String)}. */
         READ,
         /** The write lock of {@link LockClient#getReadWriteLock(String)}. */
-        WRITE
+        WRITE,
+        /** A permit of {@link LockClient#getSemaphore(String, int)}. */
+        PERMIT
     }
 
     /** How an acquisition ended. */

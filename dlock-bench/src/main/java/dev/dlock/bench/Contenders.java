@@ -26,7 +26,11 @@ public enum Contenders {
     /** dlock's Redlock over all the given servers. */
     DLOCK_REDLOCK("dlock Redlock", DlockContenders::redlock),
     /** RedissonRedLock over one Redisson client per server. */
-    REDISSON_REDLOCK("RedissonRedLock", RedissonContenders::redlock);
+    REDISSON_REDLOCK("RedissonRedLock", RedissonContenders::redlock),
+    /** A permit of dlock's semaphore ({@code LockClient.getSemaphore}) of {@link Main#SEMAPHORE_PERMITS} permits. */
+    DLOCK_SEMAPHORE("dlock semaphore", DlockContenders::semaphore),
+    /** A permit of Redisson's RPermitExpirableSemaphore of {@link Main#SEMAPHORE_PERMITS} permits, with a lease. */
+    REDISSON_SEMAPHORE("Redisson semaphore", RedissonContenders::semaphore);
 
     private final String label;
     private final Contender.Factory factory;

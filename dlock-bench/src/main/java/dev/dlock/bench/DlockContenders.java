@@ -1,6 +1,8 @@
 package dev.dlock.bench;
 
 import dev.dlock.DistributedLock;
+import dev.dlock.DistributedSemaphore;
+import dev.dlock.LockHandle;
 import dev.dlock.LockClient;
 import dev.dlock.LockClientBuilder;
 import java.time.Duration;
@@ -35,6 +37,45 @@ final class DlockContenders {
             @Override
             public BenchLock lock(String name) {
                 return BenchLock.of(kind.apply(client, name));
+            }
+
+            @Override
+            public String keyOf(String name) {
+                return LockClient.DEFAULT_KEY_PREFIX + "{" + name + "}";
+            }
+
+            @Override
+            public void close() {
+                client.close();
+            }
+        };
+    }
+
+    /**
+     * A permit of dlock's semaphore as a lock: {@code lock()} takes a permit (watchdog lease),
+     * {@code unlock()} gives it back. Each thread has its own {@link BenchLock}, so the permit it
+     * holds is a field.
+     */
+    static Contender semaphore(List<String> uris, Contender.Settings settings) {
+        LockClient client = LockClient.builder().redisUri(uris.get(0)).clientName("dlock-bench")
+                .defaultLease(Duration.ofMillis(settings.watchdogLeaseMs())).build();
+        return new Contender() {
+            @Override
+            public BenchLock lock(String name) {
+                DistributedSemaphore semaphore = client.getSemaphore(name, Main.SEMAPHORE_PERMITS);
+                return new BenchLock() {
+                    private LockHandle permit;
+
+                    @Override
+                    public void lock() {
+                        permit = semaphore.acquireUninterruptibly();
+                    }
+
+                    @Override
+                    public void unlock() {
+                        permit.release();
+                    }
+                };
             }
 
             @Override

@@ -77,6 +77,15 @@ final class LoadScenarios {
      */
     static Map<Metric, Double> contended(IntFunction<BenchLock> lockOf, int threads, Duration warmup,
                                          Duration measure) {
+        return contended(lockOf, threads, 1, warmup, measure);
+    }
+
+    /**
+     * {@link #contended(IntFunction, int, Duration, Duration)} on a lock that {@code holders} may
+     * hold at once (a semaphore's permits): more inside than that is a violation.
+     */
+    static Map<Metric, Double> contended(IntFunction<BenchLock> lockOf, int threads, int holders, Duration warmup,
+                                         Duration measure) {
         AtomicInteger phase = new AtomicInteger(WARMUP);
         AtomicInteger inside = new AtomicInteger();
         AtomicLong violations = new AtomicLong();
@@ -101,7 +110,7 @@ final class LoadScenarios {
                         long start = System.nanoTime();
                         lock.lock();
                         long acquired = System.nanoTime();
-                        if (inside.incrementAndGet() != 1) {
+                        if (inside.incrementAndGet() > holders) {
                             violations.incrementAndGet();
                         }
                         Release previous = lastRelease.get();

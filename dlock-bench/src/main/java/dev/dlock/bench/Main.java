@@ -61,6 +61,8 @@ public final class Main {
     static final int CONTENDED_THREADS = 16;
     /** Clients the contended-clients scenario spreads its {@link #CONTENDED_THREADS} threads over. */
     static final int CONTENDED_CLIENTS = 4;
+    /** Permits of the semaphore scenario's semaphore. */
+    static final int SEMAPHORE_PERMITS = 4;
     static final int HELD_THREADS = 16;
     static final int REDLOCK_SERVERS = 5;
 
@@ -205,6 +207,9 @@ public final class Main {
                             open -> contended(open, "bench:" + scenario.id, plan.sideMeasure()));
                     case CONTENDED_CLIENTS -> inProcess(contender, uris, Contender.Settings.DEFAULTS,
                             CONTENDED_CLIENTS, open -> contended(open, "bench:" + scenario.id, plan.sideMeasure()));
+                    case SEMAPHORE -> inProcess(contender, uris, Contender.Settings.DEFAULTS, 1,
+                            open -> LoadScenarios.contended(i -> open.get(0).lock("bench:" + scenario.id),
+                                    CONTENDED_THREADS, SEMAPHORE_PERMITS, plan.loadWarmup(), plan.sideMeasure()));
                     case MANY_HELD -> inProcess(contender, uris, new Contender.Settings(plan.heldLeaseMs()), 1,
                             open -> ManyHeldScenario.run(open.get(0), single, plan.heldLocks(), HELD_THREADS,
                                     plan.hold()));

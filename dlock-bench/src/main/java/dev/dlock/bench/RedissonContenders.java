@@ -2,10 +2,12 @@ package dev.dlock.bench;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import org.redisson.Redisson;
 import org.redisson.RedissonRedLock;
 import org.redisson.api.RLock;
+import org.redisson.api.RPermitExpirableSemaphore;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
@@ -38,6 +40,49 @@ final class RedissonContenders {
             @Override
             public BenchLock lock(String name) {
                 return BenchLock.of(kind.apply(client, name));
+            }
+
+            @Override
+            public String keyOf(String name) {
+                return name;
+            }
+
+            @Override
+            public void close() {
+                client.shutdown();
+            }
+        };
+    }
+
+    /**
+     * A permit of Redisson's RPermitExpirableSemaphore as a lock: {@code lock()} takes a permit with a
+     * lease of the watchdog lease (Redisson does not renew permits), {@code unlock()} gives it back.
+     */
+    static Contender semaphore(List<String> uris, Contender.Settings settings) {
+        RedissonClient client = redissonClient(uris.get(0), settings);
+        return new Contender() {
+            @Override
+            public BenchLock lock(String name) {
+                RPermitExpirableSemaphore semaphore = client.getPermitExpirableSemaphore(name);
+                semaphore.trySetPermits(Main.SEMAPHORE_PERMITS);
+                return new BenchLock() {
+                    private String permit;
+
+                    @Override
+                    public void lock() {
+                        try {
+                            permit = semaphore.acquire(settings.watchdogLeaseMs(), TimeUnit.MILLISECONDS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            throw new IllegalStateException("interrupted while waiting for a permit", e);
+                        }
+                    }
+
+                    @Override
+                    public void unlock() {
+                        semaphore.release(permit);
+                    }
+                };
             }
 
             @Override

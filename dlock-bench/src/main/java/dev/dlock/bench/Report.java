@@ -110,10 +110,10 @@ final class Report {
                             + "held %d s; run once after the rounds", facts.plan().heldLocks(), facts.plan().heldLeaseMs(),
                     facts.plan().heldLeaseMs() / 3, facts.plan().hold().toSeconds()));
         }
-        if (scenario == Scenario.FAIR || scenario == Scenario.CONTENDED_CLIENTS) {
-            md.append(String.format(Locale.ROOT, "; no targets; each run measures %s after a %s warm-up "
-                    + "(`contended`: %s)", seconds(facts.plan().sideMeasure()), seconds(facts.plan().loadWarmup()),
-                    seconds(facts.plan().loadMeasure())));
+        if (scenario == Scenario.FAIR || scenario == Scenario.CONTENDED_CLIENTS || scenario == Scenario.SEMAPHORE) {
+            md.append(String.format(Locale.ROOT, "; %seach run measures %s after a %s warm-up (`contended`: %s)",
+                    scenario == Scenario.SEMAPHORE ? "" : "no targets; ", seconds(facts.plan().sideMeasure()),
+                    seconds(facts.plan().loadWarmup()), seconds(facts.plan().loadMeasure())));
         }
         md.append("\n\n| |");
         boolean hasFloor = scenario.contenders.contains(Contenders.FLOOR) && scenario.contenders.contains(Contenders.DLOCK);
@@ -168,6 +168,7 @@ final class Report {
         return switch (scenario) {
             case REDLOCK -> Contenders.REDISSON_REDLOCK;
             case FAIR -> Contenders.REDISSON_FAIR;
+            case SEMAPHORE -> Contenders.REDISSON_SEMAPHORE;
             default -> Contenders.REDISSON;
         };
     }
@@ -203,6 +204,11 @@ final class Report {
         }
         targets.add(check(c, "exclusion violations = 0 (every contender, every round)",
                 any ? Optional.of(violations) : Optional.empty(), x -> x == 0, x -> number(x, 0)));
+        Scenario s = Scenario.SEMAPHORE;
+        targets.add(atLeast(s, "acquisitions/s ≥ 1.5× Redisson", results.ratio(s, Contenders.DLOCK_SEMAPHORE,
+                Contenders.REDISSON_SEMAPHORE, Metric.ACQUISITIONS), 1.5, "×R"));
+        targets.add(check(s, "more than " + Main.SEMAPHORE_PERMITS + " inside = 0 (every contender, every round)",
+                total(s, Metric.VIOLATIONS), x -> x == 0, x -> number(x, 0)));
         Optional<Double> redlockP50 = results.median(r, Contenders.DLOCK_REDLOCK, Metric.P50);
         Optional<Double> singleP50 = results.median(u, Contenders.DLOCK, Metric.P50);
         // the same ratio for the raw floors says what five servers cost on this machine, whatever the lock
@@ -230,6 +236,19 @@ final class Report {
                 x -> String.format(Locale.ROOT, "%s lost; lowest lease left %s of %,d ms (a renewal is due every %,d ms)",
                         number(lost.orElseThrow(), 0), number(leaseLeft.orElseThrow(), 0), lease, lease / 3)));
         return targets;
+    }
+
+    /** The sum of a metric over every contender and round of a scenario; empty when none ran. */
+    private Optional<Double> total(Scenario scenario, Metric metric) {
+        double sum = 0;
+        boolean any = false;
+        for (Contenders contender : scenario.contenders) {
+            for (double v : results.values(scenario, contender, metric)) {
+                sum += v;
+                any = true;
+            }
+        }
+        return any ? Optional.of(sum) : Optional.empty();
     }
 
     private Target atLeast(Scenario scenario, String goal, Optional<Double> ratio, double bound, String unit) {

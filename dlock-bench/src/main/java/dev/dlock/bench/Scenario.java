@@ -24,6 +24,12 @@ enum Scenario {
     REDLOCK("redlock", "1 thread, 5 servers, acquire+release pairs (JMH, sample mode)",
             List.of(Contenders.QUORUM_FLOOR, Contenders.DLOCK_REDLOCK, Contenders.REDISSON_REDLOCK),
             List.of(Metric.OPS, Metric.P50, Metric.P99, Metric.P999)),
+    /** 16 threads on one semaphore of 4 permits: acquisitions while 4 hold and 12 wait. */
+    SEMAPHORE("semaphore", Main.CONTENDED_THREADS + " threads, 1 semaphore of " + Main.SEMAPHORE_PERMITS
+            + " permits, empty critical section",
+            List.of(Contenders.DLOCK_SEMAPHORE, Contenders.REDISSON_SEMAPHORE),
+            List.of(Metric.ACQUISITIONS, Metric.THREAD_MIN, Metric.THREAD_MAX, Metric.JAIN, Metric.WAIT_P50,
+                    Metric.WAIT_P99, Metric.VIOLATIONS)),
     MANY_HELD("many-held", "locks held at once by one client (16 threads), renewed by the watchdog",
             List.of(Contenders.DLOCK, Contenders.REDISSON),
             List.of(Metric.ACQUIRE_RATE, Metric.REDIS_BYTES, Metric.HEAP_BYTES, Metric.MIN_LEASE_LEFT, Metric.LOST));

@@ -1,11 +1,9 @@
 package dev.dlock.cli;
 
-import dev.dlock.DistributedLock;
 import dev.dlock.LockBackendException;
 import dev.dlock.LockClient;
 import dev.dlock.LockClientBuilder;
 import dev.dlock.LockHandle;
-import dev.dlock.LockInfo;
 import dev.dlock.LockLostException;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -28,9 +26,14 @@ import picocli.CommandLine.Spec;
 @Command(name = "exec",
         mixinStandardHelpOptions = true,
         sortOptions = false,
-        customSynopsis = "dlock exec [OPTIONS] NAME -- COMMAND [ARGS...]",
+        customSynopsis = "dlock exec [OPTIONS] [--permits N | --shared | --exclusive | --fair] NAME -- COMMAND [ARGS...]",
         description = {
                 "Runs COMMAND while holding the lock NAME: flock(1), across hosts.",
+                "",
+                "By default the lock is exclusive. --shared and --exclusive take the two sides of a "
+                        + "read-write lock (many --shared runs at once, or one --exclusive run: flock -s / -x); "
+                        + "--permits N takes a permit of a semaphore (at most N runs at once, across hosts); "
+                        + "--fair is granted in the order asked. They exclude each other.",
                 "",
                 "The lock is renewed while the command runs. The command finds DLOCK_NAME and "
                         + "DLOCK_FENCING_TOKEN in its environment; hand the token to what you protect, "
@@ -59,8 +62,11 @@ import picocli.CommandLine.Spec;
                 "  127  COMMAND not found",
                 "  else the command's own exit code (128+N when signal N ended it)",
                 "%nDurations: 500ms, 10s, 2m, 1h, 1d, combined as 1m30s, or ISO-8601 PT10S.",
-                "%nExample:",
-                "  dlock exec --wait 5m nightly-report -- ./make-report.sh --all"})
+                "%nExamples:",
+                "  dlock exec --wait 5m nightly-report -- ./make-report.sh --all",
+                "  dlock exec --permits 2 encoder -- ffmpeg -i in.mov out.mp4    # at most 2 at once",
+                "  dlock exec --shared catalog -- ./read-catalog.sh               # many readers, or",
+                "  dlock exec --exclusive catalog -- ./rebuild-catalog.sh         # one writer"})
 public final class ExecCommand implements Callable<Integer> {
 
     @ParentCommand
@@ -89,6 +95,22 @@ public final class ExecCommand implements Callable<Integer> {
             description = "After the lock is lost, time between SIGTERM and SIGKILL (default: ${DEFAULT-VALUE}).")
     private Duration grace;
 
+    @Option(names = "--permits", paramLabel = "N",
+            description = "Hold one of N permits of semaphore NAME: at most N runs at once (every run of NAME "
+                    + "must give the same N while any runs).")
+    private Integer permits;
+
+    @Option(names = "--shared", description = "Hold NAME shared (read lock): runs with --shared overlap; "
+            + "an --exclusive run waits for them.")
+    private boolean shared;
+
+    @Option(names = "--exclusive", description = "Hold NAME exclusive (write lock): alone, also against --shared "
+            + "runs; waiting exclusive runs go before new shared ones.")
+    private boolean exclusive;
+
+    @Option(names = "--fair", description = "Hold NAME as a fair lock: granted in the order the runs asked.")
+    private boolean fair;
+
     @Parameters(index = "0", paramLabel = "NAME", description = "Name of the lock.")
     private String name;
 
@@ -100,11 +122,12 @@ public final class ExecCommand implements Callable<Integer> {
     public Integer call() {
         List<String> argv = commandAfterDelimiter();
         checkDurations();
+        ExecLock.check(permits, shared, exclusive, fair);
         PrintWriter err = spec.commandLine().getErr();
         long startNanos = System.nanoTime();
         try (LockClient client = ConnectWithin.connect(this::connect,
                 wait != null ? wait : LockClient.DEFAULT_OUTAGE_TOLERANCE)) {
-            DistributedLock lock = lockNamed(client);
+            ExecLock lock = ExecLock.of(client, name, permits, shared, exclusive, fair);
             SignalRelay signals = SignalRelay.install(signal -> { });
             Optional<LockHandle> acquired = acquire(lock, signals, startNanos);
             if (signals.received() != 0) {
@@ -113,13 +136,13 @@ public final class ExecCommand implements Callable<Integer> {
                 return ExitCodes.SIGNAL_BASE + signals.received();
             }
             if (acquired.isEmpty()) {
-                err.println("dlock: lock '" + name + "' not acquired within " + Durations.format(wait)
-                        + holderOf(lock));
+                err.println("dlock: " + lock.describe() + " not acquired within " + Durations.format(wait)
+                        + lock.whoHolds());
                 return conflictExitCode;
             }
             LockHandle handle = acquired.get();
             if (dlock.verbose()) {
-                err.println("dlock: acquired lock '" + name + "' on " + client.address() + " (fencing token "
+                err.println("dlock: acquired " + lock.describe() + " on " + client.address() + " (fencing token "
                         + handle.fencingToken() + ")");
             }
             return runHolding(handle, argv, signals, err);
@@ -188,7 +211,7 @@ public final class ExecCommand implements Callable<Integer> {
     }
 
     /** Waits for the lock within what is left of --wait after connecting. */
-    private Optional<LockHandle> acquire(DistributedLock lock, SignalRelay signals, long startNanos) {
+    private Optional<LockHandle> acquire(ExecLock lock, SignalRelay signals, long startNanos) {
         CompletableFuture<?> attempt;
         CompletableFuture<Optional<LockHandle>> result;
         if (wait == null) {
@@ -209,20 +232,14 @@ public final class ExecCommand implements Callable<Integer> {
             if (e.getCause() instanceof CancellationException) {
                 return Optional.empty();
             }
+            if (e.getCause() instanceof IllegalStateException differentCount && permits != null) {
+                // another run of NAME holds it with another --permits
+                throw new UsageException("--permits: " + differentCount.getMessage(), differentCount);
+            }
             if (e.getCause() instanceof RuntimeException cause) {
                 throw cause;
             }
             throw e;
-        }
-    }
-
-    private String holderOf(DistributedLock lock) {
-        try {
-            LockInfo info = lock.info();
-            return info.holder().map(holder -> ": held by " + LockInfoView.holder(holder) + ", lease left "
-                    + Durations.format(info.remainingLease())).orElse("");
-        } catch (LockBackendException e) {
-            return "";
         }
     }
 
@@ -253,14 +270,6 @@ public final class ExecCommand implements Callable<Integer> {
         String program = path.substring(path.lastIndexOf('/') + 1);
         String printable = program.replaceAll("[^!-~]", "_");
         return "dlock-exec:" + (printable.length() > 64 ? printable.substring(0, 64) : printable);
-    }
-
-    private DistributedLock lockNamed(LockClient client) {
-        try {
-            return client.getLock(name);
-        } catch (IllegalArgumentException e) {
-            throw new UsageException("bad lock name: " + e.getMessage(), e);
-        }
     }
 
     private void checkDurations() {

@@ -16,7 +16,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "list",
         mixinStandardHelpOptions = true,
         description = {"Lists every held lock whose name matches PATTERN, with its holder, how long it has "
-                + "been held, lease left and waiting clients.",
+                + "been held, lease left and waiting clients: one row per holder (each permit of a semaphore, "
+                + "each reader of a read-write lock).",
                 "Walks the keyspace with SCAN (Redis is not blocked) and reads each lock: meant for "
                         + "people and scripts, not hot paths. Exits 0, also when nothing is held."})
 public final class ListCommand implements Callable<Integer> {

@@ -2,6 +2,7 @@ package dev.dlock.cli;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.dlock.LockHold;
 import dev.dlock.LockHolder;
 import dev.dlock.LockInfo;
 import java.util.ArrayList;
@@ -38,7 +39,27 @@ final class LockInfoView {
         json.put("heldForMs", info.heldFor().toMillis());
         json.put("fencingToken", info.isLocked() ? info.fencingToken() : null);
         json.put("waitingClients", info.waitingClients());
+        json.put("permits", info.permits() > 0 ? info.permits() : null);
+        json.put("holds", info.holds().stream().map(LockInfoView::holdJson).toList());
         return json;
+    }
+
+    private static Map<String, Object> holdJson(LockHold hold) {
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("holder", holderJson(hold.holder()));
+        json.put("shared", hold.shared());
+        json.put("holdCount", hold.holdCount());
+        json.put("remainingLeaseMs", hold.remainingLease().toMillis());
+        json.put("fencingToken", hold.fencingToken());
+        return json;
+    }
+
+    /** "permit of 3: ", "reader: " or "" (an exclusive holder), before a holder in a listing. */
+    static String holdLabel(LockInfo info, LockHold hold) {
+        if (!hold.shared()) {
+            return "";
+        }
+        return info.permits() > 0 ? "permit of " + info.permits() + ": " : "reader: ";
     }
 
     private static Map<String, Object> holderJson(LockHolder holder) {
@@ -58,8 +79,22 @@ final class LockInfoView {
     /** Several lines for {@code dlock status}. */
     static String text(LockInfo info) {
         StringBuilder out = new StringBuilder();
-        out.append("lock '").append(info.name()).append("': ").append(info.isLocked() ? "held" : "free").append('\n');
-        info.holder().ifPresent(holder -> {
+        out.append("lock '").append(info.name()).append("': ").append(info.isLocked() ? "held" : "free");
+        boolean shared = info.holds().stream().anyMatch(LockHold::shared);
+        if (info.permits() > 0) {
+            out.append(" (semaphore: ").append(info.holds().size()).append(" of ").append(info.permits())
+                    .append(" permits held)");
+        } else if (shared) {
+            out.append(" (").append(info.holds().size()).append(info.holds().size() == 1 ? " reader)" : " readers)");
+        }
+        out.append('\n');
+        if (shared) {
+            for (LockHold hold : info.holds()) {
+                row(out, hold.shared() ? (info.permits() > 0 ? "permit" : "reader") : "writer", holder(hold.holder())
+                        + "; lease left " + Durations.format(hold.remainingLease()) + "; token " + hold.fencingToken());
+            }
+        }
+        info.holder().filter(holder -> !shared).ifPresent(holder -> {
             row(out, "holder", holder(holder));
             row(out, "hold count", Integer.toString(info.holdCount()));
             row(out, "held for", Durations.format(info.heldFor()));
@@ -77,24 +112,35 @@ final class LockInfoView {
     }
 
     /**
-     * The table of {@code list} and {@code top}, a header and a line per lock in the given order,
-     * each column as wide as its widest cell; no line ends with a line separator.
+     * The table of {@code list} and {@code top}, a header and, for each lock in the given order, a
+     * line per hold (a semaphore's permits and a read-write lock's readers each have theirs; the
+     * lock's held for, since its oldest hold, is on its first line); each column as wide as its
+     * widest cell; no line ends with a line separator.
      */
     static List<String> table(List<LockInfo> locks) {
-        int nameWidth = Math.max(4, locks.stream().mapToInt(info -> info.name().length()).max().orElse(0));
-        int holderWidth = Math.max(6, locks.stream().mapToInt(info -> holderCell(info).length()).max().orElse(0));
+        List<String[]> rows = new ArrayList<>();
+        for (LockInfo info : locks) {
+            String heldFor = Durations.format(info.heldFor());
+            String waiting = Long.toString(info.waitingClients());
+            if (info.holds().isEmpty()) {
+                rows.add(new String[] {info.name(), info.holder().map(LockInfoView::holder).orElse("-"), heldFor,
+                        Durations.format(info.remainingLease()), waiting});
+            }
+            for (LockHold hold : info.holds()) {
+                rows.add(new String[] {info.name(), holdLabel(info, hold) + holder(hold.holder()), heldFor,
+                        Durations.format(hold.remainingLease()), waiting});
+                heldFor = "";
+            }
+        }
+        int nameWidth = Math.max(4, rows.stream().mapToInt(row -> row[0].length()).max().orElse(0));
+        int holderWidth = Math.max(6, rows.stream().mapToInt(row -> row[1].length()).max().orElse(0));
         String format = "%-" + nameWidth + "s  %-" + holderWidth + "s  %8s  %10s  %s";
         List<String> lines = new ArrayList<>();
         lines.add(String.format(format, "NAME", "HOLDER", "HELD FOR", "LEASE LEFT", "WAITING").stripTrailing());
-        for (LockInfo info : locks) {
-            lines.add(String.format(format, info.name(), holderCell(info), Durations.format(info.heldFor()),
-                    Durations.format(info.remainingLease()), info.waitingClients()));
+        for (String[] row : rows) {
+            lines.add(String.format(format, (Object[]) row));
         }
         return lines;
-    }
-
-    private static String holderCell(LockInfo info) {
-        return info.holder().map(LockInfoView::holder).orElse("-");
     }
 
     private static void row(StringBuilder out, String label, String value) {

@@ -15,7 +15,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "status",
         mixinStandardHelpOptions = true,
         description = {"Shows whether lock NAME is held, by whom (client name, host, pid, thread), its hold "
-                + "count, how long it has been held, lease left, fencing token and how many clients wait for it.",
+                + "count, how long it has been held, lease left, fencing token and how many clients wait for it; "
+                + "for a semaphore every permit holder, for a read-write lock every reader.",
                 "Exits 0 whether the lock is held or free."})
 public final class StatusCommand implements Callable<Integer> {
 

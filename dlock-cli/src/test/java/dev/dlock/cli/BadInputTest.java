@@ -46,6 +46,19 @@ class BadInputTest {
     }
 
     @Test
+    void lockKindOptionsThatExcludeEachOther() {
+        assertOneLineUsageError(Cli.run("exec", "--permits", "2", "--shared", "job", "--", "true"),
+                "--permits and --shared exclude each other");
+        assertOneLineUsageError(Cli.run("exec", "--exclusive", "--fair", "job", "--", "true"),
+                "--exclusive and --fair exclude each other");
+    }
+
+    @Test
+    void permitCountOutOfRange() {
+        assertOneLineUsageError(Cli.run("exec", "--permits", "0", "job", "--", "true"), "--permits: from 1 to 10000, got 0");
+    }
+
+    @Test
     void unreachableRedisHasItsOwnExitCode() throws IOException {
         String url = "redis://127.0.0.1:" + closedPort();
         assertOneLineError(Cli.run("--redis", url, "status", "job"), ExitCodes.REDIS_UNAVAILABLE,

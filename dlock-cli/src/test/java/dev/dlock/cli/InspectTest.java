@@ -116,6 +116,45 @@ class InspectTest {
     }
 
     @Test
+    void statusAndListShowEveryPermitHolderAndEveryReader() throws Exception {
+        LockHandle first = holder.getSemaphore("encoders", 3).acquire();
+        LockHandle second = waiter.getSemaphore("encoders", 3).acquire();
+        LockHandle reading = holder.getReadWriteLock("catalog").readLock().acquireAsync().join();
+        LockHandle alsoReading = waiter.getReadWriteLock("catalog").readLock().acquireAsync().join();
+
+        Cli.Result text = dlock("status", "encoders");
+        assertThat(text.exitCode()).as(text.toString()).isZero();
+        assertThat(text.stdout()).contains("lock 'encoders': held (semaphore: 2 of 3 permits held)",
+                "permit         inspect-holder on ", "permit         inspect-waiter on ",
+                "token " + first.fencingToken(), "token " + second.fencingToken());
+        JsonNode status = JSON.readTree(dlock("status", "--json", "encoders").stdout());
+        assertThat(status.get("permits").asInt()).isEqualTo(3);
+        assertThat(status.get("holds")).hasSize(2);
+        assertThat(status.get("holds").get(0).get("holder").get("client").asText()).isEqualTo("inspect-holder");
+        assertThat(status.get("holds").get(0).get("shared").asBoolean()).isTrue();
+        assertThat(status.get("holds").get(1).get("fencingToken").asLong()).isEqualTo(second.fencingToken());
+
+        assertThat(dlock("status", "catalog").stdout()).contains("lock 'catalog': held (2 readers)",
+                "reader         inspect-holder on ", "reader         inspect-waiter on ");
+
+        Cli.Result list = dlock("list");
+        assertThat(list.stdout().lines()).as(list.stdout()).hasSize(5);
+        assertThat(list.stdout()).contains("permit of 3: inspect-holder on ", "permit of 3: inspect-waiter on ",
+                "reader: inspect-holder on ", "reader: inspect-waiter on ");
+        JsonNode listed = JSON.readTree(dlock("list", "--json").stdout());
+        assertThat(listed).hasSize(2);
+        assertThat(listed.get(0).get("name").asText()).isEqualTo("catalog");
+        assertThat(listed.get(0).get("holds")).hasSize(2);
+        assertThat(listed.get(0).get("permits").isNull()).isTrue();
+        assertThat(listed.get(1).get("permits").asInt()).isEqualTo(3);
+
+        first.release();
+        second.release();
+        reading.release();
+        alsoReading.release();
+    }
+
+    @Test
     void forcedReleaseFreesTheLockAndItsHolderLearnsItLostIt() {
         LockHandle held = holder.getLock("stuck").acquireAsync().join();
 

@@ -23,4 +23,11 @@ interface AcquireReply {
     /** A re-entry found the caller no longer owns the lock. */
     record LostOnReentry() implements AcquireReply {
     }
+
+    /**
+     * A semaphore is held with another permit count than the caller's ({@code stored}); nothing was
+     * changed. The count is fixed while any permit is held.
+     */
+    record PermitsDiffer(int stored) implements AcquireReply {
+    }
 }

@@ -14,7 +14,14 @@ package dev.dlock.internal;
  * @param mayWait         the caller waits when refused (queued kinds then queue it)
  * @param ticket          fair lock: the waiter's agreed place once known, else 0
  * @param downgradeFrom   read lock: owner id of the calling thread's write hold, else ""
+ * @param permits         semaphore: the permit count the caller expects, else 0
  */
 record AcquireRequest(String owner, long leaseMs, String holder, boolean reentry, String waiterId,
-                      long waiterTimeoutMs, boolean mayWait, long ticket, String downgradeFrom) {
+                      long waiterTimeoutMs, boolean mayWait, long ticket, String downgradeFrom, int permits) {
+
+    /** A request of any kind but a semaphore's. */
+    AcquireRequest(String owner, long leaseMs, String holder, boolean reentry, String waiterId, long waiterTimeoutMs,
+                   boolean mayWait, long ticket, String downgradeFrom) {
+        this(owner, leaseMs, holder, reentry, waiterId, waiterTimeoutMs, mayWait, ticket, downgradeFrom, 0);
+    }
 }

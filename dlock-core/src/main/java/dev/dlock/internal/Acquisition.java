@@ -58,6 +58,8 @@ final class Acquisition implements ParkedWaiters.Waiter {
     private final OutageRetry outages;
     /** What the client's observers and slow-lock warnings follow of this acquisition. */
     private final AcquireTrace trace;
+    /** Semaphore: the permit count the caller expects; 0 for other kinds. Set before {@link #start()}. */
+    private int permits;
 
     /**
      * @param owner         for a re-entry the hold's owner id; else a prefix to which each attempt
@@ -90,6 +92,12 @@ final class Acquisition implements ParkedWaiters.Waiter {
 
     Acquisition start() {
         attempt();
+        return this;
+    }
+
+    /** Semaphore: the permit count the caller expects, sent with every attempt; call before {@link #start()}. */
+    Acquisition withPermits(int permits) {
+        this.permits = permits;
         return this;
     }
 
@@ -173,7 +181,7 @@ final class Acquisition implements ParkedWaiters.Waiter {
         queue.attempting(mayWait);
         long waiterTimeoutMs = context.settings().waiterTimeout().toMillis();
         AcquireRequest request = new AcquireRequest(owner, leaseMs, holder, reentry, queue.waiterId(), waiterTimeoutMs,
-                mayWait, queue.ticket(), downgradeFrom);
+                mayWait, queue.ticket(), downgradeFrom, permits);
         outages.attempting();
         context.store().acquire(target, kind, request).whenComplete(this::onReply);
     }
@@ -191,6 +199,12 @@ final class Acquisition implements ParkedWaiters.Waiter {
         if (reply instanceof AcquireReply.LostOnReentry) {
             fail(new LockLostException(target.name(), 0, kind.label() + " '" + target.name()
                     + "' was lost before this re-entry: its lease expired or it was force-released"));
+            return;
+        }
+        if (reply instanceof AcquireReply.PermitsDiffer differ) {
+            fail(new IllegalStateException(kind.label() + " '" + target.name() + "' is held with " + differ.stored()
+                    + " permits, and this client asked for it with " + permits + ": every client of a semaphore "
+                    + "must give the same count (a new count applies once every permit is released)"));
             return;
         }
         AcquireReply.Busy busy = (AcquireReply.Busy) reply;

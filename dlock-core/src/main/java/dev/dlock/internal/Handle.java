@@ -18,6 +18,16 @@ final class Handle implements LockHandle {
         this.hold = hold;
     }
 
+    /** Whether this handle holds a hold of the kind on the key, taken through the engine's client. */
+    boolean isOf(LockEngine owner, LockKind kind, LockTarget target) {
+        return engine == owner && hold.kind == kind && hold.target.key().equals(target.key());
+    }
+
+    /** Whether {@link #release()} was called already. */
+    boolean isReleased() {
+        return released.get();
+    }
+
     @Override
     public String lockName() {
         return hold.name;

@@ -13,7 +13,11 @@ final class HandleAcquire {
     /** Starts an acquisition for a handle; cancelling the returned future cancels the acquisition. */
     static CompletableFuture<Optional<LockHandle>> start(LockEngine engine, LockTarget target, LockKind kind, long leaseMs,
                                                          boolean renewed, long waitNanos) {
-        Acquisition acquisition = engine.acquire(target, kind, leaseMs, waitNanos, "");
+        return start(engine, engine.acquire(target, kind, leaseMs, waitNanos, ""), renewed);
+    }
+
+    /** Hands the started acquisition's grant to a handle; cancelling the returned future cancels the acquisition. */
+    static CompletableFuture<Optional<LockHandle>> start(LockEngine engine, Acquisition acquisition, boolean renewed) {
         CompletableFuture<Optional<LockHandle>> handle = new CompletableFuture<>();
         acquisition.result().whenComplete((grant, error) -> {
             if (error != null) {

@@ -45,6 +45,8 @@ public final class LockEngine implements AutoCloseable {
     private final Acquisition.Context acquireContext;
     /** The timers that declare explicit-lease holds lost when their lease ends. */
     private final Map<Hold, ScheduledFuture<?>> leaseTimers = new ConcurrentHashMap<>();
+    /** The client's admission to each semaphore it uses. */
+    private final PermitGates permitGates = new PermitGates();
     private volatile boolean closed;
     private final Set<Acquisition> waiting = ConcurrentHashMap.newKeySet();
 
@@ -127,6 +129,14 @@ public final class LockEngine implements AutoCloseable {
         return watchdogLeaseMs;
     }
 
+    Ticker ticker() {
+        return ticker;
+    }
+
+    PermitGates permitGates() {
+        return permitGates;
+    }
+
     LockTarget target(String name) {
         return LockTarget.of(keyPrefix, name);
     }
@@ -148,6 +158,13 @@ public final class LockEngine implements AutoCloseable {
                 leaseMs, false, waitNanos, downgradeFrom).start());
     }
 
+    /** Starts the acquire loop for one permit of a semaphore of {@code permits} permits. */
+    Acquisition acquirePermit(LockTarget target, int permits, long leaseMs, long waitNanos) {
+        requireOpen();
+        return new Acquisition(acquireContext, target, LockKind.PERMIT, identity.ownerPrefix(),
+                identity.holderDescription(), leaseMs, false, waitNanos, "").withPermits(permits).start();
+    }
+
     /** Re-enters a hold of the current thread: one attempt under the hold's owner id. */
     Acquisition reenter(Hold held, long leaseMs) {
         requireOpen();
@@ -166,7 +183,7 @@ public final class LockEngine implements AutoCloseable {
         return acquisition;
     }
 
-    private void requireOpen() {
+    void requireOpen() {
         if (closed) {
             throw new IllegalStateException("the LockClient is closed");
         }

@@ -144,6 +144,7 @@ final class LockEvents {
             case FAIR -> Kind.FAIR;
             case READ -> Kind.READ;
             case WRITE -> Kind.WRITE;
+            case PERMIT -> Kind.PERMIT;
         };
     }
 

@@ -1,5 +1,6 @@
 package dev.dlock.internal;
 
+import dev.dlock.LockHold;
 import dev.dlock.LockInfo;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,18 +20,30 @@ final class LockInspector {
         this.keyPrefix = keyPrefix;
     }
 
-    /** The lock's state as the kind sees it. */
+    /** The lock's state as the kind sees it, with every hold in that view. */
     CompletableFuture<LockInfo> inspect(LockTarget target, LockKind kind) {
         CompletableFuture<Long> waiting = store.waitingClients(target).exceptionally(error -> 0L);
-        return store.inspect(target, kind).thenCombine(waiting, (state, waitingClients) -> {
+        CompletableFuture<LockHolds> holds = store.holds(target);
+        CompletableFuture<LockState> summary = store.inspect(target, kind);
+        return CompletableFuture.allOf(summary, holds, waiting).thenApply(done -> {
+            LockState state = summary.join();
             if (!state.isHeld()) {
-                return new LockInfo(target.name(), target.key(), Optional.empty(), 0, Duration.ZERO, 0, waitingClients,
-                        Duration.ZERO);
+                return new LockInfo(target.name(), target.key(), Optional.empty(), 0, Duration.ZERO, 0, waiting.join(),
+                        Duration.ZERO, List.of(), 0);
             }
             return new LockInfo(target.name(), target.key(), Optional.of(ClientIdentity.parseHolder(state.holder())),
-                    state.holdCount(), Duration.ofMillis(Math.max(0, state.pttlMs())), state.token(), waitingClients,
-                    Duration.ofMillis(state.heldMs()));
+                    state.holdCount(), Duration.ofMillis(Math.max(0, state.pttlMs())), state.token(), waiting.join(),
+                    Duration.ofMillis(state.heldMs()), inView(holds.join(), kind), holds.join().permits());
         });
+    }
+
+    /** The holds the kind's view shows: a read lock's (or semaphore's) the shared ones, a write lock's the exclusive one. */
+    private static List<LockHold> inView(LockHolds all, LockKind kind) {
+        return all.holds().stream()
+                .filter(hold -> kind.mode().isEmpty() || hold.shared() == kind.mode().equals("r"))
+                .map(hold -> new LockHold(ClientIdentity.parseHolder(hold.holder()), hold.holdCount(),
+                        Duration.ofMillis(Math.max(0, hold.pttlMs())), hold.token(), hold.shared()))
+                .toList();
     }
 
     /** Every held lock whose name matches the glob {@code namePattern}, whatever its kind, sorted by name. */

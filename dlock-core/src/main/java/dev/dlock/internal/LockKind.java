@@ -26,7 +26,13 @@ enum LockKind {
     READ("read lock", false, "r"),
 
     /** The exclusive side of a read-write lock; a waiting writer holds new readers back. */
-    WRITE("write lock", true, "w");
+    WRITE("write lock", true, "w"),
+
+    /**
+     * One permit of a semaphore: at most its permit count held at once, each permit with its own
+     * lease, not reentrant. Held like a reader (inspect.lua's reader view shows the permits).
+     */
+    PERMIT("semaphore", false, "r");
 
     private final String label;
     private final boolean queued;
@@ -88,6 +94,15 @@ enum LockKind {
         return REENTRANT;
     }
 
+    /**
+     * Whether a grant names a slot (a semaphore permit is one of its permit count's slots), on which a
+     * Redlock quorum must agree: a slot held on a majority has one holder, so the semaphore has at
+     * most its permit count of them.
+     */
+    boolean grantsSlots() {
+        return this == PERMIT;
+    }
+
     /** inspect.lua's view and reassert.lua's mode for holds of this kind. */
     String mode() {
         return mode;
@@ -102,6 +117,8 @@ enum LockKind {
             case READ, WRITE -> Scripts.rwAcquire(target, floor, owner, request.leaseMs(), request.holder(),
                     request.reentry(), mode, request.waiterId(), request.waiterTimeoutMs(), request.mayWait(),
                     request.downgradeFrom());
+            case PERMIT -> Scripts.semaphoreAcquire(target, floor, owner, request.leaseMs(), request.holder(),
+                    request.permits());
         };
     }
 
@@ -111,6 +128,7 @@ enum LockKind {
             case REENTRANT -> Scripts.release(target, floor, owner, token);
             case FAIR -> Scripts.fairRelease(target, floor, owner, token);
             case READ, WRITE -> Scripts.rwRelease(target, floor, owner, token, mode, false);
+            case PERMIT -> Scripts.semaphoreRelease(target, floor, owner, token);
         };
     }
 
@@ -125,6 +143,7 @@ enum LockKind {
             case REENTRANT -> Scripts.abandon(target, floor, owner, 0);
             case FAIR -> Scripts.fairAbandon(target, floor, owner, 0, keepPlace);
             case READ, WRITE -> Scripts.rwRelease(target, floor, owner, 0, mode, true);
+            case PERMIT -> Scripts.semaphoreRelease(target, floor, owner, 0);
         };
     }
 
@@ -133,7 +152,7 @@ enum LockKind {
         return switch (this) {
             case FAIR -> Scripts.fairLeave(target, waiterId);
             case WRITE -> Scripts.rwLeave(target, waiterId);
-            case REENTRANT, READ -> null;
+            case REENTRANT, READ, PERMIT -> null;
         };
     }
 
@@ -141,8 +160,12 @@ enum LockKind {
         return Scripts.inspect(target, mode);
     }
 
+    /**
+     * Redlock: puts the hold back on a node that lost it; null for a permit, whose slot the hold does
+     * not know (the permit stays held while a quorum renews it).
+     */
     ScriptCall reassert(HeldLock hold, long leaseMs) {
-        return Scripts.reassert(hold, leaseMs, mode);
+        return this == PERMIT ? null : Scripts.reassert(hold, leaseMs, mode);
     }
 
     /** A token floor ({@link TokenFloors}): its key and how long it lives after each raise, in ms. */

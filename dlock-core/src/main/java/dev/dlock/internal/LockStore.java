@@ -53,6 +53,9 @@ interface LockStore extends AutoCloseable {
     /** The lock's state as the kind sees it (a read lock: its readers; a write lock: its writer). */
     CompletableFuture<LockState> inspect(LockTarget target, LockKind kind);
 
+    /** Every live hold of the name, of any kind (a Redlock: each hold a quorum of the nodes has). */
+    CompletableFuture<LockHolds> holds(LockTarget target);
+
     /** Connections waiting on the lock's channel (on a quorum: the most any node reports). */
     CompletableFuture<Long> waitingClients(LockTarget target);
 

@@ -36,7 +36,10 @@ public enum LuaScript {
     FAIR_LEAVE("fair_leave.lua", Output.INTEGER),
     RW_ACQUIRE("rw_acquire.lua", Output.ARRAY),
     RW_RELEASE("rw_release.lua", Output.INTEGER),
-    RW_LEAVE("rw_leave.lua", Output.INTEGER);
+    RW_LEAVE("rw_leave.lua", Output.INTEGER),
+    SEMAPHORE_ACQUIRE("semaphore_acquire.lua", Output.ARRAY),
+    SEMAPHORE_RELEASE("semaphore_release.lua", Output.INTEGER),
+    INSPECT_HOLDS("inspect_holds.lua", Output.ARRAY);
 
     private static final String INCLUDE = "-- @include ";
     private static final String PUBSUB_LIBRARY = "lib/pubsub.lua";

@@ -92,6 +92,7 @@ final class QuorumStore implements LockStore {
         int holdCount = 0;
         long retryAfterMs = Long.MAX_VALUE;
         List<Long> tickets = new ArrayList<>();
+        AcquireReply.PermitsDiffer permitsDiffer = null;
         for (int i = 0; i < votes.size(); i++) {
             List<?> reply = votes.reply(i);
             AcquireReply decoded = reply == null ? null : Replies.acquire(reply, 0);
@@ -103,20 +104,28 @@ final class QuorumStore implements LockStore {
                 if (busy.ticket() > 0) {
                     tickets.add(busy.ticket());
                 }
+            } else if (decoded instanceof AcquireReply.PermitsDiffer differ) {
+                permitsDiffer = differ;
             }
         }
         if (votes.verdict(GRANTED) == Quorum.Verdict.WON) {
             long validUntil = validUntilNanos(startNanos, request.leaseMs());
-            if (validUntil - ticker.nanoTime() > 0) {
+            boolean inTime = validUntil - ticker.nanoTime() > 0;
+            if (inTime && (!kind.grantsSlots()
+                    || PermitSlots.keepAgreed(votes, quorum, kind.abandon(target, request.owner(), floor, null)))) {
                 return new AcquireReply.Granted(token, holdCount, validUntil);
             }
-            // granted too slowly to be of use: give it back and try again
+            // granted too slowly to be of use, or a semaphore's permit on different slots: give it
+            // back and try again
             abandonUnsettled(votes, target, kind, request, true);
             return new AcquireReply.Busy(0, true, agreedTicket(request, tickets));
         }
         boolean reentry = request.reentry();
         if (!reentry) {
             abandonUnsettled(votes, target, kind, request, false);
+        }
+        if (permitsDiffer != null) {
+            return permitsDiffer;
         }
         if (votes.reachable() < quorum) {
             throw votes.failed(target.name(), (reentry ? "re-entry" : "acquire") + " failed for lock '" + target.name()
@@ -244,8 +253,9 @@ final class QuorumStore implements LockStore {
     private void reassertWhereMissing(Quorum.Votes<long[]> votes, int holdIndex, HeldLock hold, long leaseMs) {
         for (int i = 0; i < votes.size(); i++) {
             long[] reply = votes.reply(i);
-            if (reply != null && reply[holdIndex] == 0) {
-                hold.kind().reassert(hold, leaseMs).on(votes.node(i)).exceptionally(error -> null);
+            ScriptCall reassert = hold.kind().reassert(hold, leaseMs);
+            if (reply != null && reply[holdIndex] == 0 && reassert != null) {
+                reassert.on(votes.node(i)).exceptionally(error -> null);
             }
         }
     }
@@ -265,6 +275,24 @@ final class QuorumStore implements LockStore {
                         states.add(votes.reply(i));
                     }
                     return LockState.heldByQuorum(states, quorum);
+                });
+    }
+
+    @Override
+    public CompletableFuture<LockHolds> holds(LockTarget target) {
+        ScriptCall call = Scripts.inspectHolds(target);
+        return Quorum.<LockHolds>call(nodes, operationTimeoutMs(),
+                node -> call.on(node).thenApply(reply -> LockHolds.parse((List<?>) reply)),
+                Quorum.Settle.ALL_ANSWERED, null).thenApply(votes -> {
+                    if (votes.reachable() < quorum) {
+                        throw votes.failed(target.name(), "inspect failed for lock '" + target.name()
+                                + "': no quorum reachable: ", "");
+                    }
+                    List<LockHolds> nodeHolds = new ArrayList<>();
+                    for (int i = 0; i < votes.size(); i++) {
+                        nodeHolds.add(votes.reply(i));
+                    }
+                    return LockHolds.heldByQuorum(nodeHolds, quorum);
                 });
     }
 

@@ -19,6 +19,9 @@ final class Replies {
         if (code == -1) {
             return new AcquireReply.LostOnReentry();
         }
+        if (code == -2) {
+            return new AcquireReply.PermitsDiffer(((Long) fields.get(1)).intValue());
+        }
         long ticket = fields.size() > 2 ? Long.parseLong(String.valueOf(fields.get(2))) : 0;
         return new AcquireReply.Busy((Long) fields.get(1), false, ticket);
     }

@@ -122,6 +122,24 @@ final class Scripts {
         return new ScriptCall(LuaScript.RW_LEAVE, new String[] {target.key()}, waiterId, target.channel());
     }
 
+    /** semaphore_acquire.lua */
+    static ScriptCall semaphoreAcquire(LockTarget target, LockKind.Floor floor, String owner, long leaseMs,
+                                       String holder, int permits) {
+        return new ScriptCall(LuaScript.SEMAPHORE_ACQUIRE, keys(floor, target.key()), owner, num(leaseMs), holder,
+                Integer.toString(permits), floorTtl(floor));
+    }
+
+    /** semaphore_release.lua (also abandons: a permit has no re-entries) */
+    static ScriptCall semaphoreRelease(LockTarget target, LockKind.Floor floor, String owner, long token) {
+        return new ScriptCall(LuaScript.SEMAPHORE_RELEASE, keys(floor, target.key()), owner, target.channel(),
+                num(token), floorTtl(floor));
+    }
+
+    /** inspect_holds.lua */
+    static ScriptCall inspectHolds(LockTarget target) {
+        return new ScriptCall(LuaScript.INSPECT_HOLDS, new String[] {target.key()});
+    }
+
     /** The lock's keys, then the token floor's when there is one. */
     private static String[] keys(LockKind.Floor floor, String... lockKeys) {
         if (floor == null) {

@@ -232,6 +232,16 @@ final class SingleNodeStore implements LockStore, HandoffScript {
     }
 
     @Override
+    public CompletableFuture<LockHolds> holds(LockTarget target) {
+        return Scripts.inspectHolds(target).on(node).handle((reply, error) -> {
+            if (error != null) {
+                throw Failures.commandFailed("inspect", target, node, commandTimeoutMs, error);
+            }
+            return LockHolds.parse((List<?>) reply);
+        });
+    }
+
+    @Override
     public CompletableFuture<Long> waitingClients(LockTarget target) {
         return node.subscriberCount(target.channel());
     }

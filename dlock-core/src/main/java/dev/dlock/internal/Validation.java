@@ -60,6 +60,16 @@ public final class Validation {
         return waitNanos(Duration.ofNanos(unit.toNanos(time)));
     }
 
+    /** The most permits a semaphore may have: each acquire and release reads every permit held. */
+    public static final int MAX_PERMITS = 10_000;
+
+    public static int permits(int permits) {
+        if (permits < 1 || permits > MAX_PERMITS) {
+            throw new IllegalArgumentException("permits must be from 1 to " + MAX_PERMITS + ", got " + permits);
+        }
+        return permits;
+    }
+
     public static String lockName(String name) {
         if (name == null) {
             throw new IllegalArgumentException("lock name must not be null");

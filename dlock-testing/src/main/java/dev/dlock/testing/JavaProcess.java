@@ -61,6 +61,21 @@ public final class JavaProcess implements AutoCloseable {
     }
 
     /**
+     * Pauses the child with SIGSTOP, as a long GC pause or a frozen VM would, and waits until it is
+     * stopped. Its threads, timers and sockets stay as they are until {@link #resume()}.
+     */
+    public void pause() {
+        ProcessSignals.send(process, "-STOP");
+        ProcessSignals.awaitStopped(process, true);
+    }
+
+    /** Lets a {@linkplain #pause() paused} child run on (SIGCONT) and waits until it runs. */
+    public void resume() {
+        ProcessSignals.send(process, "-CONT");
+        ProcessSignals.awaitStopped(process, false);
+    }
+
+    /**
      * Waits for the child to exit.
      *
      * @param timeout maximum time to wait

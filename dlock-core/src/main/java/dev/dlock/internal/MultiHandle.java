@@ -1,0 +1,113 @@
+package dev.dlock.internal;
+
+import dev.dlock.LockHandle;
+import dev.dlock.LockLostException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/** The handle of a multi-lock: one handle per name, released together. */
+final class MultiHandle implements LockHandle {
+
+    private final String name;
+    private final List<LockHandle> handles;
+    private final CompletableFuture<LockLostException> lost;
+    private final AtomicBoolean released = new AtomicBoolean();
+
+    /** @param handles one per name, in the order they were acquired */
+    MultiHandle(String name, List<LockHandle> handles) {
+        this.name = name;
+        this.handles = List.copyOf(handles);
+        CompletableFuture<?>[] losses = this.handles.stream().map(LockHandle::whenLost).toArray(CompletableFuture[]::new);
+        this.lost = CompletableFuture.anyOf(losses).thenApply(LockLostException.class::cast);
+    }
+
+    @Override
+    public String lockName() {
+        return name;
+    }
+
+    /** The highest of the names' tokens: every name's token is at most this one. */
+    @Override
+    public long fencingToken() {
+        return handles.stream().mapToLong(LockHandle::fencingToken).max().orElse(0);
+    }
+
+    @Override
+    public boolean isValid() {
+        return !released.get() && handles.stream().allMatch(LockHandle::isValid);
+    }
+
+    @Override
+    public Duration remainingLease() {
+        return isValid() ? handles.stream().map(LockHandle::remainingLease).min(Duration::compareTo).orElse(Duration.ZERO)
+                : Duration.ZERO;
+    }
+
+    /** Completes with the first loss of any name's hold. */
+    @Override
+    public CompletableFuture<LockLostException> whenLost() {
+        return lost;
+    }
+
+    @Override
+    public void release() {
+        Blocking.awaitUninterruptibly(releaseAsync());
+    }
+
+    /** Releases every name, also when some fail; fails with the first failure, the others suppressed. */
+    @Override
+    public CompletableFuture<Void> releaseAsync() {
+        if (!released.compareAndSet(false, true)) {
+            return CompletableFuture.failedFuture(
+                    new IllegalStateException("the handle on multi-lock " + name + " was released already"));
+        }
+        return releaseAll(handles);
+    }
+
+    /** Releases the handles (last acquired first), each whatever became of the others. */
+    static CompletableFuture<Void> releaseAll(List<LockHandle> handles) {
+        List<CompletableFuture<Throwable>> outcomes = new ArrayList<>();
+        for (int i = handles.size() - 1; i >= 0; i--) {
+            CompletableFuture<Void> release;
+            try {
+                release = handles.get(i).releaseAsync();
+            } catch (RuntimeException e) {
+                release = CompletableFuture.failedFuture(e);
+            }
+            outcomes.add(release.handle((ok, error) -> error == null ? null : Failures.unwrap(error)));
+        }
+        return CompletableFuture.allOf(outcomes.toArray(CompletableFuture[]::new)).thenApply(done -> {
+            RuntimeException first = null;
+            for (CompletableFuture<Throwable> outcome : outcomes) {
+                Throwable failure = outcome.join();
+                if (failure == null) {
+                    continue;
+                }
+                if (first == null) {
+                    first = Failures.forCaller(failure);
+                } else {
+                    first.addSuppressed(failure);
+                }
+            }
+            if (first != null) {
+                throw first;
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public void close() {
+        if (!released.get()) {
+            release();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "LockHandle[" + name + ", token " + fencingToken() + (isValid() ? "" : ", no longer held") + "]";
+    }
+}
