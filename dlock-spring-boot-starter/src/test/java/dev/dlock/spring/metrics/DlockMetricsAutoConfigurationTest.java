@@ -15,7 +15,6 @@ import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
-import io.micrometer.observation.ObservationRegistry;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -24,6 +23,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -136,10 +136,9 @@ class DlockMetricsAutoConfigurationTest {
     }
 
     @Test
-    void anObservationRegistryBeanMakesEachAcquisitionAnObservation() {
+    void eachAcquisitionIsAnObservationInSpringBootsRegistryUnlessTurnedOffThere() {
         List<String> stopped = new CopyOnWriteArrayList<>();
-        ObservationRegistry observations = ObservationRegistry.create();
-        observations.observationConfig().observationHandler(new ObservationHandler<>() {
+        ObservationHandler<Observation.Context> recorder = new ObservationHandler<>() {
             @Override
             public boolean supportsContext(Observation.Context context) {
                 return true;
@@ -149,10 +148,19 @@ class DlockMetricsAutoConfigurationTest {
             public void onStop(Observation.Context context) {
                 stopped.add(context.getName() + " outcome=" + context.getLowCardinalityKeyValue("outcome").getValue());
             }
-        });
-        withSimpleRegistry(withRedis()).withBean(ObservationRegistry.class, () -> observations).run(context -> {
+        };
+        ApplicationContextRunner observed = withSimpleRegistry(withRedis())
+                .withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class))
+                .withBean(ObservationHandler.class, () -> recorder);
+        observed.run(context -> {
             context.getBean(Reports.class).nightly();
             assertThat(stopped).containsExactly(DlockMetrics.ACQUIRE_OBSERVATION + " outcome=acquired");
+        });
+        stopped.clear();
+        observed.withPropertyValues("management.observations.enable.dlock=false").run(context -> {
+            context.getBean(Reports.class).nightly();
+            assertThat(stopped).isEmpty();
+            assertThat(acquiredCount(context.getBean(MeterRegistry.class))).as("the meters stay").isEqualTo(1);
         });
     }
 
