@@ -23,9 +23,12 @@ class ConfigurationMetadataTest {
         assertThat(properties).containsKeys("dlock.enabled", "dlock.redis-uri", "dlock.redlock-nodes",
                 "dlock.cluster-nodes", "dlock.redlock-node-timeout", "dlock.key-prefix", "dlock.default-lease",
                 "dlock.command-timeout", "dlock.waiter-timeout", "dlock.outage-tolerance", "dlock.client-name",
-                "dlock.advice-order", "dlock.replica-acks.replicas", "dlock.replica-acks.timeout");
+                "dlock.advice-order", "dlock.replica-acks.replicas", "dlock.replica-acks.timeout",
+                "dlock.metrics.enabled", "dlock.metrics.percentile-histograms");
         assertThat(properties.values()).allSatisfy(property -> assertThat(property.path("description").asString()).isNotBlank());
         assertThat(properties.get("dlock.redis-uri").get("description").asString()).startsWith("The Redis URL");
         assertThat(properties.get("dlock.default-lease").get("defaultValue").asString()).isEqualTo("30s");
+        assertThat(properties.get("dlock.metrics.enabled").get("defaultValue").asBoolean()).isTrue();
+        assertThat(properties.get("dlock.metrics.percentile-histograms").get("defaultValue").asBoolean()).isFalse();
     }
 }

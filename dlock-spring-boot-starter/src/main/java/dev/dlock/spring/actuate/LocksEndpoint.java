@@ -3,7 +3,6 @@ package dev.dlock.spring.actuate;
 import dev.dlock.LockClient;
 import dev.dlock.LockHolder;
 import dev.dlock.LockInfo;
-import java.time.Instant;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -34,13 +33,8 @@ public class LocksEndpoint {
     @ReadOperation
     public Locks locks(@Nullable String pattern) {
         String glob = pattern == null || pattern.isEmpty() ? "*" : pattern;
-        long nowMicros = micros(Instant.now());
-        List<HeldLock> held = client.listLocks(glob).stream().map(info -> HeldLock.of(info, nowMicros)).toList();
+        List<HeldLock> held = client.listLocks(glob).stream().map(HeldLock::of).toList();
         return new Locks(client.address(), glob, held);
-    }
-
-    private static long micros(Instant instant) {
-        return instant.getEpochSecond() * 1_000_000L + instant.getNano() / 1_000L;
     }
 
     /**
@@ -59,22 +53,18 @@ public class LocksEndpoint {
      * @param name            the lock's name
      * @param holder          who holds it (client name, host, pid, thread)
      * @param holdCount       re-entries of the hold
-     * @param heldForMillis   how long it has been held, read from the fencing token (Redis's
-     *                        clock in microseconds at the grant, see docs/design.md): approximate,
-     *                        off by the clock difference between Redis and this host; null when
-     *                        the token is no plausible time
+     * @param heldForMillis   how long the current hold has lasted, measured on Redis's clock
+     *                        ({@link LockInfo#heldFor()}: this host's clock does not matter; a
+     *                        re-entry does not restart it; for readers, the oldest read hold)
      * @param leaseLeftMillis the lease left
      * @param fencingToken    the hold's fencing token
      * @param waitingClients  clients with a thread or handle waiting for it
      */
-    public record HeldLock(String name, @Nullable LockHolder holder, int holdCount, @Nullable Long heldForMillis,
+    public record HeldLock(String name, @Nullable LockHolder holder, int holdCount, long heldForMillis,
                            long leaseLeftMillis, long fencingToken, long waitingClients) {
 
-        static HeldLock of(LockInfo info, long nowMicros) {
-            long heldForMicros = nowMicros - info.fencingToken();
-            Long heldFor = heldForMicros >= -60_000_000L && heldForMicros < 366L * 24 * 3600 * 1_000_000L
-                    ? Math.max(0, heldForMicros / 1000) : null;
-            return new HeldLock(info.name(), info.holder().orElse(null), info.holdCount(), heldFor,
+        static HeldLock of(LockInfo info) {
+            return new HeldLock(info.name(), info.holder().orElse(null), info.holdCount(), info.heldFor().toMillis(),
                     info.remainingLease().toMillis(), info.fencingToken(), info.waitingClients());
         }
     }

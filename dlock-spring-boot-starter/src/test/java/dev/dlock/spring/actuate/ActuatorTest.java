@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dlock.DistributedLock;
 import dev.dlock.LockClient;
+import dev.dlock.micrometer.DlockMetrics;
 import dev.dlock.testing.RedisServer;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,15 +21,19 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-/** The locks endpoint and the health indicator over HTTP, in a web application with the actuator. */
+/**
+ * The locks endpoint, the health indicator and dlock's meters over HTTP, in a web application with
+ * the actuator (and so Spring Boot's own MeterRegistry and ObservationRegistry).
+ */
 @SpringBootTest(classes = ActuatorTest.App.class, webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
-        "management.endpoints.web.exposure.include=health,locks", "management.endpoint.health.show-details=always",
+        "management.endpoints.web.exposure.include=health,locks,metrics", "management.endpoint.health.show-details=always",
         "dlock.command-timeout=1s", "spring.main.banner-mode=off",
         // Spring Data Redis is on the class path too: its own health check would wait 60 s on a paused Redis
         "management.health.redis.enabled=false"})
@@ -40,6 +47,12 @@ class ActuatorTest {
 
     @Autowired
     LockClient client;
+
+    @Autowired
+    MeterRegistry registry;
+
+    @Autowired
+    Orders orders;
 
     @DynamicPropertySource
     static void redisProperties(DynamicPropertyRegistry registry) {
@@ -65,6 +78,7 @@ class ActuatorTest {
     void locksListsTheHeldLocksMatchingThePattern() throws Exception {
         DistributedLock order = client.getLock("order:42");
         DistributedLock invoice = client.getLock("invoice:7");
+        long beforeLock = System.nanoTime();
         order.lock(Duration.ofMinutes(5));
         invoice.lock();
         try {
@@ -80,7 +94,9 @@ class ActuatorTest {
             assertThat(lock.get("holder").get("pid").asLong()).isEqualTo(ProcessHandle.current().pid());
             assertThat(lock.get("holdCount").asInt()).isEqualTo(1);
             assertThat(lock.get("leaseLeftMillis").asLong()).isBetween(1L, Duration.ofMinutes(5).toMillis());
-            assertThat(lock.get("heldForMillis").asLong()).isBetween(0L, Duration.ofMinutes(1).toMillis());
+            // measured on Redis's clock, which runs on this machine too
+            assertThat(lock.get("heldForMillis").asLong())
+                    .isBetween(0L, Duration.ofNanos(System.nanoTime() - beforeLock).toMillis() + 1000);
             assertThat(lock.get("fencingToken").asLong()).isEqualTo(order.fencingToken());
             assertThat(lock.get("waitingClients").asLong()).isZero();
 
@@ -112,8 +128,43 @@ class ActuatorTest {
         }
     }
 
+    @Test
+    void aLockedCallIsMeteredInSpringBootsRegistryAndServedByTheMetricsEndpoint() throws Exception {
+        double before = acquired(registry);
+        orders.ship(42);
+        assertThat(acquired(registry)).isEqualTo(before + 1);
+        // Spring Boot's ObservationRegistry turns the acquire observation into its own timer too
+        assertThat(registry.find(DlockMetrics.ACQUIRE_OBSERVATION).tag("outcome", "acquired").timer()).isNotNull();
+
+        HttpResponse<String> response = get("/actuator/metrics/dlock.acquire.wait?tag=outcome:acquired");
+        assertThat(response.statusCode()).isEqualTo(200);
+        JsonNode body = json(response);
+        assertThat(body.get("name").asString()).isEqualTo(DlockMetrics.ACQUIRE_WAIT);
+        assertThat(body.get("baseUnit").asString()).isEqualTo("seconds");
+        JsonNode count = body.get("measurements").valueStream()
+                .filter(measurement -> measurement.get("statistic").asString().equals("COUNT")).findFirst().orElseThrow();
+        assertThat(count.get("value").asDouble()).isEqualTo(acquired(registry));
+        assertThat(body.get("availableTags").valueStream().map(tag -> tag.get("tag").asString())).contains("kind");
+    }
+
+    private static double acquired(MeterRegistry registry) {
+        Timer timer = registry.find(DlockMetrics.ACQUIRE_WAIT).tag("outcome", "acquired").timer();
+        return timer == null ? 0 : timer.count();
+    }
+
     @SpringBootConfiguration
     @EnableAutoConfiguration
     static class App {
+        @Bean
+        Orders orders() {
+            return new Orders();
+        }
+    }
+
+    /** A service with a locked method. */
+    static class Orders {
+        @dev.dlock.spring.DistributedLock(key = "'order:' + #p0", waitTime = "10s")
+        public void ship(long order) {
+        }
     }
 }
