@@ -15,8 +15,11 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.OptionalDouble;
@@ -24,6 +27,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The demo's meters: scraped over real HTTP from a running demo's {@code --metrics-port}, and
@@ -118,6 +122,26 @@ class DemoMetricsTest {
             assertThat(result.exitCode()).as(result.toString()).isZero();
             assertThatThrownBy(() -> get(url)).as("no longer served").isInstanceOf(ConnectException.class);
         }
+    }
+
+    /** Start-up: commands other than demo load no metrics class, and the demo no HTTP server unless asked. */
+    @Test
+    void metricsClassesAreLoadedByTheDemoAloneAndTheHttpServerOnlyWithAPort(@TempDir Path tmp) throws IOException {
+        Path status = tmp.resolve("status.log");
+        Path demo = tmp.resolve("demo.log");
+        Cli.Result statusResult = Cli.start(List.of(), List.of("-Xlog:class+load=info:file=" + status), Map.of(),
+                "--redis", redis.server().uri(), "status", "x").await(Duration.ofSeconds(60));
+        Cli.Result demoResult = Cli.start(List.of(), List.of("-Xlog:class+load=info:file=" + demo), Map.of(),
+                "--redis", redis.server().uri(), "demo", "--mode", "lock", "--buyers", "20").await(Duration.ofSeconds(60));
+        assertThat(statusResult.exitCode()).as(statusResult.toString()).isZero();
+        assertThat(demoResult.exitCode()).as(demoResult.toString()).isZero();
+
+        String statusClasses = Files.readString(status);
+        assertThat(statusClasses).contains(" dev.dlock.cli.StatusCommand ")
+                .doesNotContain(" io.micrometer.", " io.prometheus.", " dev.dlock.micrometer.", " com.sun.net.httpserver.");
+        String demoClasses = Files.readString(demo);
+        assertThat(demoClasses).contains(" io.micrometer.prometheusmetrics.PrometheusMeterRegistry ")
+                .doesNotContain(" com.sun.net.httpserver.", " dev.dlock.cli.demo.MetricsEndpoint ");
     }
 
     private static String awaitServing(Cli.Running demo) {
