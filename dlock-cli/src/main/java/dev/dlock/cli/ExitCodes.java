@@ -13,7 +13,7 @@ public final class ExitCodes {
     public static final int NOT_ACQUIRED = 1;
     /** release: the lock was not held. demo: the locked mode did not sell exactly the stock. */
     public static final int FAILED = 1;
-    /** Bad input (flags, durations, URL): nothing was run. */
+    /** Bad input (flags, durations, URL, a demo metrics port that cannot be listened on): nothing was run. */
     public static final int USAGE = 2;
     /**
      * Redis unreachable or failing (EX_UNAVAILABLE): for {@code exec} through the whole

@@ -3,6 +3,7 @@ package dev.dlock.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -98,6 +99,30 @@ class BadInputTest {
     @Test
     void unknownMode() {
         assertOneLineUsageError(Cli.run("demo", "--mode", "maybe"), "Invalid value for option '--mode'");
+    }
+
+    @Test
+    void metricsPortOutOfRange() {
+        assertOneLineUsageError(Cli.run("demo", "--metrics-port", "65536"),
+                "--metrics-port: a port from 0 to 65535 (0: any free one), got 65536");
+        assertOneLineUsageError(Cli.run("demo", "--metrics-port", "-1"),
+                "--metrics-port: a port from 0 to 65535 (0: any free one), got -1");
+        assertOneLineUsageError(Cli.run("demo", "--metrics-port", "http"),
+                "Invalid value for option '--metrics-port': 'http' is not an int");
+    }
+
+    @Test
+    void metricsPortInUseIsNamedAndNothingIsRun() throws IOException {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            int port = taken.getLocalPort();
+            assertOneLineUsageError(Cli.run("demo", "--metrics-port", Integer.toString(port)),
+                    "--metrics-port " + port + ": cannot listen on 127.0.0.1:" + port + ": Address already in use");
+        }
+    }
+
+    @Test
+    void metricsLingerWithoutAPort() {
+        assertOneLineUsageError(Cli.run("demo", "--metrics-linger"), "--metrics-linger needs --metrics-port");
     }
 
     @Test

@@ -47,6 +47,16 @@ final class Cli {
      * (e.g. {@code -Djava.io.tmpdir=...}) given to that JVM.
      */
     static Running start(List<String> wrapper, List<String> jvmOptions, Map<String, String> env, String... args) {
+        return start(ProcessBuilder.Redirect.from(new File("/dev/null")), wrapper, jvmOptions, env, args);
+    }
+
+    /** With a pipe for stdin instead of /dev/null: write to {@code process().getOutputStream()}. */
+    static Running startWithInput(String... args) {
+        return start(ProcessBuilder.Redirect.PIPE, List.of(), List.of(), Map.of(), args);
+    }
+
+    private static Running start(ProcessBuilder.Redirect stdin, List<String> wrapper, List<String> jvmOptions,
+                                 Map<String, String> env, String... args) {
         List<String> command = new ArrayList<>(wrapper);
         command.addAll(javaCommand(jvmOptions));
         command.addAll(List.of(args));
@@ -56,7 +66,7 @@ final class Cli {
             out.toFile().deleteOnExit();
             err.toFile().deleteOnExit();
             ProcessBuilder builder = new ProcessBuilder(command)
-                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .redirectInput(stdin)
                     .redirectOutput(out.toFile())
                     .redirectError(err.toFile());
             builder.environment().remove(DlockCommand.REDIS_URL_ENV);

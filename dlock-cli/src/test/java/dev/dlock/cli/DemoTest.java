@@ -71,6 +71,7 @@ class DemoTest {
         assertThat(nolock.sold()).isEqualTo(recorded);
         assertThat(nolock.oversold()).isEqualTo(Math.max(0, recorded - 5));
         assertThat(nolock.served()).isEqualTo(400);
+        assertThat(result.stdout()).as("no lock, no lock waits").doesNotContain("lock waits");
     }
 
     @Test
@@ -83,6 +84,9 @@ class DemoTest {
                 "purchases/s", "lock wait p50", "lock wait p99");
         assertThat(row(result, "nolock").served()).isEqualTo(300);
         assertThat(row(result, "lock").sold()).isEqualTo(10);
+        assertThat(result.stdout()).contains("lock waits, from the meter dlock.acquire.wait");
+        assertThat(result.stdout()).as("one acquisition per buyer of the lock mode, none in the nolock mode")
+                .containsPattern("(?m)^  reentrant\\s+acquired\\s+300\\s");
         assertThat(result.stderr()).isEmpty();
         // the token floor is the one key a lock leaves, and it expires (docs/design.md)
         assertThat(redis.server().keys("*")).as("stock, orders and locks cleaned up")

@@ -45,18 +45,29 @@ final class FlashSale {
     /** Runs the sale in each mode asked for; {@link ExitCodes#FAILED} when the lock did not hold. */
     int run() {
         options.validate();
-        try (RedisForDemo redis = RedisForDemo.locate(dlock)) {
-            out.println(redis.announcement());
-            out.flush();
-            return report(sellInEachMode(redis.url()));
+        // the port first: when it cannot be had, nothing else is started
+        try (DemoMetrics metrics = DemoMetrics.start(options.metricsPort)) {
+            int exitCode;
+            try (RedisForDemo redis = RedisForDemo.locate(dlock)) {
+                out.println(redis.announcement());
+                if (metrics.served()) {
+                    out.println("metrics: serving " + metrics.url() + " (Prometheus text) while the demo runs");
+                }
+                out.flush();
+                exitCode = report(sellInEachMode(redis.url(), metrics), metrics);
+            }
+            if (options.metricsLinger) {
+                metrics.lingerUntilEnter(out);
+            }
+            return exitCode;
         }
     }
 
-    private List<ModeResult> sellInEachMode(String url) {
+    private List<ModeResult> sellInEachMode(String url, DemoMetrics metrics) {
         RedisClient shopClient = RedisClient.create(url);
         List<AppServer> servers = List.of();
         try {
-            servers = openServers(url, shopClient);
+            servers = openServers(url, shopClient, metrics);
             out.printf("flash sale: %,d %ss in stock, %,d buyers on %d app servers (LockClients) x %d threads%n",
                     options.stock, ITEM, options.buyers, options.clients, options.threads);
             out.printf("a purchase reads the stock, checks it, pauses %s, writes it back minus one and "
@@ -76,10 +87,15 @@ final class FlashSale {
         }
     }
 
-    private int report(List<ModeResult> results) {
+    private int report(List<ModeResult> results, DemoMetrics metrics) {
         out.println();
         out.print(ResultTable.render(results));
         out.println();
+        String lockWaits = LockWaitTable.render(metrics.acquireWaits());
+        if (!lockWaits.isEmpty()) {
+            out.print(lockWaits);
+            out.println();
+        }
         boolean lockHeld = true;
         for (ModeResult result : results) {
             out.println(verdict(result));
@@ -89,12 +105,13 @@ final class FlashSale {
         return lockHeld ? ExitCodes.OK : ExitCodes.FAILED;
     }
 
-    private List<AppServer> openServers(String url, RedisClient shopClient) {
+    private List<AppServer> openServers(String url, RedisClient shopClient, DemoMetrics metrics) {
         List<AppServer> servers = new ArrayList<>();
         try {
             for (int i = 1; i <= options.clients; i++) {
                 String name = "flash-sale-app-" + i;
-                servers.add(new AppServer(name, dlock.clientBuilder(url).clientName(name).build(), shopClient,
+                servers.add(new AppServer(name,
+                        dlock.clientBuilder(url).clientName(name).observer(metrics.observer()).build(), shopClient,
                         options.threads));
             }
             return servers;

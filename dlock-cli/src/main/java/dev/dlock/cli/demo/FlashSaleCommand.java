@@ -16,7 +16,9 @@ import picocli.CommandLine.Spec;
                 "nolock: buyers who read the same stock all sell a unit, and the shop oversells.",
                 "lock: each buyer holds the lock 'flash-sale:phone' for its purchase, and exactly the "
                         + "stock is sold.",
-                "Ends with a table per mode; exits 1 when the lock mode did not sell exactly the stock."})
+                "Ends with a table per mode, then the lock waits as dlock's meter dlock.acquire.wait recorded "
+                        + "them (--metrics-port serves every dlock meter to Prometheus); exits 1 when the lock "
+                        + "mode did not sell exactly the stock."})
 public final class FlashSaleCommand implements Callable<Integer> {
 
     @ParentCommand

@@ -40,6 +40,17 @@ public final class FlashSaleOptions {
             description = "Leave the stock and order keys in Redis for inspection (they expire in 10 minutes).")
     boolean keepData;
 
+    @Option(names = "--metrics-port", paramLabel = "PORT",
+            description = {"Serve the demo's dlock meters as Prometheus text on http://127.0.0.1:PORT/metrics "
+                    + "while it runs (0: a free port, printed).",
+                    "Without it the meters are still recorded, for the summary."})
+    Integer metricsPort;
+
+    @Option(names = "--metrics-linger",
+            description = "With --metrics-port: after the sale, keep serving until Enter (with no input to "
+                    + "read, until Ctrl-C or SIGTERM).")
+    boolean metricsLinger;
+
     void validate() {
         positive("--stock", stock, 1_000_000);
         positive("--buyers", buyers, 10_000_000);
@@ -47,6 +58,12 @@ public final class FlashSaleOptions {
         positive("--threads", threads, 256);
         if (pause.compareTo(Duration.ofSeconds(1)) > 0) {
             throw new UsageException("--pause: at most 1s, got " + Durations.format(pause));
+        }
+        if (metricsPort != null && (metricsPort < 0 || metricsPort > 65_535)) {
+            throw new UsageException("--metrics-port: a port from 0 to 65535 (0: any free one), got " + metricsPort);
+        }
+        if (metricsLinger && metricsPort == null) {
+            throw new UsageException("--metrics-linger needs --metrics-port: without it nothing is served");
         }
     }
 
