@@ -70,7 +70,10 @@ class TransactionOrderTest {
     @Test
     void withTheTransactionOutsideTheLockTheNextHolderGetsInBeforeTheCommit() throws Exception {
         try (ConfigurableApplicationContext context = start(TransactionOutsideLock.class)) {
-            Outcome outcome = secondCallerWhileFirstCommits(context.getBean(Orders.class));
+            Orders orders = context.getBean(Orders.class);
+            // the second caller can get in here, so the commit waits for it however slow the machine
+            orders.commitWaitSeconds = 30;
+            Outcome outcome = secondCallerWhileFirstCommits(orders);
             assertThat(outcome.heldAtCommit).as("lock held while committing").isFalse();
             assertThat(outcome.rowsSeenBySecond).as("rows the second holder saw").isZero();
         }
@@ -100,8 +103,8 @@ class TransactionOrderTest {
     }
 
     /**
-     * The first caller inserts a row and, before its commit, gives a second caller up to a second
-     * to get into the lock; the second caller counts the committed rows when it gets in.
+     * The first caller inserts a row and, before its commit, gives a second caller up to
+     * {@link Orders#commitWaitSeconds} to get into the lock; the second caller counts the committed rows when it gets in.
      */
     private static Outcome secondCallerWhileFirstCommits(Orders orders) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(2);
@@ -129,6 +132,8 @@ class TransactionOrderTest {
 
         /** Whether the lock was held by the committing thread at the last commit of {@link #insert}. */
         volatile boolean heldAtLastCommit;
+        /** How long a commit of {@link #insert} waits for a second caller to get into the lock. */
+        volatile long commitWaitSeconds = 1;
 
         @DistributedLock(key = "'orders'", waitTime = "30s")
         @Transactional
@@ -139,7 +144,7 @@ class TransactionOrderTest {
                 public void beforeCommit(boolean readOnly) {
                     heldAtLastCommit = client.getLock("orders").isHeldByCurrentThread();
                     try {
-                        secondInside.await(1, TimeUnit.SECONDS);
+                        secondInside.await(commitWaitSeconds, TimeUnit.SECONDS);
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
