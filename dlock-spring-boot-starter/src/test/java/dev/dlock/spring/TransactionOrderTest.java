@@ -104,16 +104,16 @@ class TransactionOrderTest {
 
     /**
      * The first caller inserts a row and, before its commit, gives a second caller up to
-     * {@link Orders#commitWaitSeconds} to get into the lock; the second caller counts the committed rows when it gets in.
+     * {@link Orders#commitWaitSeconds} to get into the lock and count the committed rows.
      */
     private static Outcome secondCallerWhileFirstCommits(Orders orders) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
             CountDownLatch firstInside = new CountDownLatch(1);
-            CountDownLatch secondInside = new CountDownLatch(1);
-            Future<?> first = pool.submit(() -> orders.insert("o-1", firstInside, secondInside));
+            CountDownLatch secondCounted = new CountDownLatch(1);
+            Future<?> first = pool.submit(() -> orders.insert("o-1", firstInside, secondCounted));
             assertThat(firstInside.await(30, TimeUnit.SECONDS)).isTrue();
-            Future<Integer> second = pool.submit(() -> orders.countRows(secondInside));
+            Future<Integer> second = pool.submit(() -> orders.countRows(secondCounted));
             first.get(60, TimeUnit.SECONDS);
             return new Outcome(orders.heldAtLastCommit(), second.get(60, TimeUnit.SECONDS));
         } finally {
@@ -137,14 +137,14 @@ class TransactionOrderTest {
 
         @DistributedLock(key = "'orders'", waitTime = "30s")
         @Transactional
-        public void insert(String id, CountDownLatch inside, CountDownLatch secondInside) {
+        public void insert(String id, CountDownLatch inside, CountDownLatch secondCounted) {
             jdbc.update("insert into orders (id) values (?)", id);
             TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
                 @Override
                 public void beforeCommit(boolean readOnly) {
                     heldAtLastCommit = client.getLock("orders").isHeldByCurrentThread();
                     try {
-                        secondInside.await(commitWaitSeconds, TimeUnit.SECONDS);
+                        secondCounted.await(commitWaitSeconds, TimeUnit.SECONDS);
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
@@ -159,9 +159,10 @@ class TransactionOrderTest {
 
         @DistributedLock(key = "'orders'", waitTime = "30s")
         @Transactional(readOnly = true)
-        public int countRows(CountDownLatch inside) {
-            inside.countDown();
-            return jdbc.queryForObject("select count(*) from orders", Integer.class);
+        public int countRows(CountDownLatch counted) {
+            int rows = jdbc.queryForObject("select count(*) from orders", Integer.class);
+            counted.countDown();
+            return rows;
         }
 
         @DistributedLock(key = "'counter'", waitTime = "30s")
