@@ -14,59 +14,64 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Function;
 
 /**
  * The per-lock meters of one value of the lock tag (or of none), each registered on its first
  * use: after that, finding it is an array read.
  */
 final class LockMeters {
-    private final MeterRegistry registry;
-    private final Tags base;
-    private final boolean histograms;
-    private final AtomicReferenceArray<Timer> waits = new AtomicReferenceArray<>(KINDS.length * OUTCOMES.length);
-    private final AtomicReferenceArray<Timer> holds = new AtomicReferenceArray<>(KINDS.length * ENDINGS.length);
-    private final AtomicReferenceArray<Counter> losses = new AtomicReferenceArray<>(KINDS.length * CAUSES.length);
+    private final Family<Timer> waits;
+    private final Family<Timer> holds;
+    private final Family<Counter> losses;
 
     LockMeters(MeterRegistry registry, Tags base, boolean histograms) {
-        this.registry = registry;
-        this.base = base;
-        this.histograms = histograms;
+        waits = new Family<>("outcome", OUTCOMES, tags -> Timer.builder(DlockMetrics.ACQUIRE_WAIT)
+                .description("dlock acquisitions, from start to outcome")
+                .tags(base).tags(tags).publishPercentileHistogram(histograms).register(registry));
+        holds = new Family<>("ending", ENDINGS, tags -> Timer.builder(DlockMetrics.HOLD)
+                .description("dlock holds, from grant to release or loss")
+                .tags(base).tags(tags).publishPercentileHistogram(histograms).register(registry));
+        losses = new Family<>("cause", CAUSES, tags -> Counter.builder(DlockMetrics.LOSSES)
+                .description("dlock holds lost before their holder released them")
+                .tags(base).tags(tags).register(registry));
     }
 
     Timer acquireWait(Kind kind, AcquireOutcome outcome) {
-        int slot = kind.ordinal() * OUTCOMES.length + outcome.ordinal();
-        Timer timer = waits.get(slot);
-        if (timer == null) {
-            // a race registers twice at worst, and the registry hands both the same timer
-            timer = Timer.builder(DlockMetrics.ACQUIRE_WAIT).description("dlock acquisitions, from start to outcome")
-                    .tags(base).tags("kind", KINDS[kind.ordinal()], "outcome", OUTCOMES[outcome.ordinal()])
-                    .publishPercentileHistogram(histograms).register(registry);
-            waits.set(slot, timer);
-        }
-        return timer;
+        return waits.get(kind, outcome);
     }
 
     Timer hold(Kind kind, HoldEnding ending) {
-        int slot = kind.ordinal() * ENDINGS.length + ending.ordinal();
-        Timer timer = holds.get(slot);
-        if (timer == null) {
-            timer = Timer.builder(DlockMetrics.HOLD).description("dlock holds, from grant to release or loss")
-                    .tags(base).tags("kind", KINDS[kind.ordinal()], "ending", ENDINGS[ending.ordinal()])
-                    .publishPercentileHistogram(histograms).register(registry);
-            holds.set(slot, timer);
-        }
-        return timer;
+        return holds.get(kind, ending);
     }
 
     Counter loss(Kind kind, LossCause cause) {
-        int slot = kind.ordinal() * CAUSES.length + cause.ordinal();
-        Counter counter = losses.get(slot);
-        if (counter == null) {
-            counter = Counter.builder(DlockMetrics.LOSSES).description("dlock holds lost before their holder released them")
-                    .tags(base).tags("kind", KINDS[kind.ordinal()], "cause", CAUSES[cause.ordinal()])
-                    .register(registry);
-            losses.set(slot, counter);
+        return losses.get(kind, cause);
+    }
+
+    /** The meters of one name: one for each kind and value of its second tag. */
+    private static final class Family<M> {
+        private final String tag;
+        private final String[] values;
+        private final Function<Tags, M> register;
+        private final AtomicReferenceArray<M> meters;
+
+        Family(String tag, String[] values, Function<Tags, M> register) {
+            this.tag = tag;
+            this.values = values;
+            this.register = register;
+            this.meters = new AtomicReferenceArray<>(KINDS.length * values.length);
         }
-        return counter;
+
+        M get(Kind kind, Enum<?> value) {
+            int slot = kind.ordinal() * values.length + value.ordinal();
+            M meter = meters.get(slot);
+            if (meter == null) {
+                // a race registers twice at worst, and the registry hands both the same meter
+                meter = register.apply(Tags.of("kind", KINDS[kind.ordinal()], tag, values[value.ordinal()]));
+                meters.set(slot, meter);
+            }
+            return meter;
+        }
     }
 }
