@@ -1,17 +1,14 @@
 package dev.dlock.internal;
 
-import dev.dlock.LockHandle;
 import dev.dlock.LockLostException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /** A hold owned by a handle rather than a thread; released from any thread. */
-final class Handle implements LockHandle {
+final class Handle extends ReleaseOnceHandle {
 
     private final LockEngine engine;
     private final Hold hold;
-    private final AtomicBoolean released = new AtomicBoolean();
 
     Handle(LockEngine engine, Hold hold) {
         this.engine = engine;
@@ -21,11 +18,6 @@ final class Handle implements LockHandle {
     /** Whether this handle holds a hold of the kind on the key, taken through the engine's client. */
     boolean isOf(LockEngine owner, LockKind kind, LockTarget target) {
         return engine == owner && hold.kind == kind && hold.target.key().equals(target.key());
-    }
-
-    /** Whether {@link #release()} was called already. */
-    boolean isReleased() {
-        return released.get();
     }
 
     @Override
@@ -40,7 +32,7 @@ final class Handle implements LockHandle {
 
     @Override
     public boolean isValid() {
-        return !released.get() && !hold.isKnownInvalid();
+        return !isReleased() && !hold.isKnownInvalid();
     }
 
     @Override
@@ -57,24 +49,13 @@ final class Handle implements LockHandle {
     }
 
     @Override
-    public void release() {
-        Blocking.awaitUninterruptibly(releaseAsync());
-    }
-
-    @Override
-    public CompletableFuture<Void> releaseAsync() {
-        if (!released.compareAndSet(false, true)) {
-            return CompletableFuture.failedFuture(
-                    new IllegalStateException("the handle on lock '" + hold.name + "' was released already"));
-        }
+    CompletableFuture<Void> releaseOnce() {
         return engine.release(hold, true);
     }
 
     @Override
-    public void close() {
-        if (!released.get()) {
-            release();
-        }
+    String heldThing() {
+        return "lock '" + hold.name + "'";
     }
 
     @Override

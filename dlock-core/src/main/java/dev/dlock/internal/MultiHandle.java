@@ -6,15 +6,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /** The handle of a multi-lock: one handle per name, released together. */
-final class MultiHandle implements LockHandle {
+final class MultiHandle extends ReleaseOnceHandle {
 
     private final String name;
     private final List<LockHandle> handles;
     private final CompletableFuture<LockLostException> lost;
-    private final AtomicBoolean released = new AtomicBoolean();
 
     /** @param handles one per name, in the order they were acquired */
     MultiHandle(String name, List<LockHandle> handles) {
@@ -37,7 +35,7 @@ final class MultiHandle implements LockHandle {
 
     @Override
     public boolean isValid() {
-        return !released.get() && handles.stream().allMatch(LockHandle::isValid);
+        return !isReleased() && handles.stream().allMatch(LockHandle::isValid);
     }
 
     @Override
@@ -52,19 +50,15 @@ final class MultiHandle implements LockHandle {
         return lost;
     }
 
-    @Override
-    public void release() {
-        Blocking.awaitUninterruptibly(releaseAsync());
-    }
-
     /** Releases every name, also when some fail; fails with the first failure, the others suppressed. */
     @Override
-    public CompletableFuture<Void> releaseAsync() {
-        if (!released.compareAndSet(false, true)) {
-            return CompletableFuture.failedFuture(
-                    new IllegalStateException("the handle on multi-lock " + name + " was released already"));
-        }
+    CompletableFuture<Void> releaseOnce() {
         return releaseAll(handles);
+    }
+
+    @Override
+    String heldThing() {
+        return "multi-lock " + name;
     }
 
     /** Releases the handles (last acquired first), each whatever became of the others. */
@@ -97,13 +91,6 @@ final class MultiHandle implements LockHandle {
             }
             return null;
         });
-    }
-
-    @Override
-    public void close() {
-        if (!released.get()) {
-            release();
-        }
     }
 
     @Override
