@@ -24,6 +24,7 @@
 -- hold, read or write, gets a token above every token handed out before for this name.
 
 -- @include lib/tokens.lua
+-- @include lib/holds.lua
 -- @include lib/rw_state.lua
 
 local owner, lease, holder = ARGV[1], tonumber(ARGV[2]), ARGV[3]

@@ -10,6 +10,7 @@
 --          0  it was not (another writer's, or none); nothing was changed
 
 -- @include lib/tokens.lua
+-- @include lib/holds.lua
 -- @include lib/rw_state.lua
 -- @include lib/pubsub.lua
 

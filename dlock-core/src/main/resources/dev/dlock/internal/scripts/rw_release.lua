@@ -17,6 +17,7 @@
 --                 nothing was changed
 
 -- @include lib/tokens.lua
+-- @include lib/holds.lua
 -- @include lib/rw_state.lua
 -- @include lib/pubsub.lua
 

@@ -22,6 +22,7 @@
 -- every token handed out before for this name (the hash's highest, the floor, the server clock).
 
 -- @include lib/tokens.lua
+-- @include lib/holds.lua
 -- @include lib/semaphore_state.lua
 
 local owner, lease, holder, permits = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])

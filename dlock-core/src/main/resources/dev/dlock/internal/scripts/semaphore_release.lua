@@ -13,6 +13,7 @@
 --              of anyone else's was changed
 
 -- @include lib/tokens.lua
+-- @include lib/holds.lua
 -- @include lib/semaphore_state.lua
 -- @include lib/pubsub.lua
 

@@ -1,4 +1,5 @@
--- lib/rw_state.lua: the read-write lock's hash, included by the rw_*.lua scripts.
+-- lib/rw_state.lua: the read-write lock's hash, included by the rw_*.lua scripts (after
+-- lib/tokens.lua and lib/holds.lua).
 --
 -- KEYS[1]  <prefix>{name}, a hash:
 --          o c t h e   the writer: owner id, hold count, token, holder, lease end (server ms)
@@ -58,10 +59,7 @@ local function rw_state(now)
   elseif s.writer then
     s.last_end = math.max(s.last_end, s.writer_end)
   end
-  -- in slices: Lua's unpack takes a few thousand values at most
-  for i = 1, #expired, 500 do
-    redis.call('HDEL', KEYS[1], unpack(expired, i, math.min(i + 499, #expired)))
-  end
+  delete_fields(KEYS[1], expired)
   return s
 end
 

@@ -1,5 +1,5 @@
 -- lib/semaphore_state.lua: a semaphore's hash, included by the semaphore_*.lua scripts (after
--- lib/tokens.lua).
+-- lib/tokens.lua and lib/holds.lua).
 --
 -- KEYS[1]  <prefix>{name}, a hash:
 --          n           the permit count, fixed while anyone holds a permit
@@ -54,9 +54,6 @@ local function semaphore_state(now)
       s.slots[slot] = nil
     end
   end
-  -- in slices: Lua's unpack takes a few thousand values at most
-  for i = 1, #expired, 500 do
-    redis.call('HDEL', KEYS[1], unpack(expired, i, math.min(i + 499, #expired)))
-  end
+  delete_fields(KEYS[1], expired)
   return s
 end
