@@ -1,10 +1,7 @@
 package dev.dlock;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
-import dev.dlock.testing.RedisClusterGroup;
-import dev.dlock.testing.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,9 +11,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Semaphores and multi-locks on a Redis Cluster of three masters: a semaphore's keys share its
@@ -25,28 +21,11 @@ import org.junit.jupiter.api.Test;
  */
 class ClusterSemaphoreTest {
 
-    private static RedisClusterGroup cluster;
-
-    @BeforeAll
-    static void startCluster() {
-        cluster = RedisClusterGroup.start();
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
+    @RegisterExtension
+    static final LockCluster cluster = new LockCluster();
 
     private static LockClient client() {
-        return LockClient.builder().clusterNodes(cluster.uris().toArray(String[]::new)).build();
-    }
-
-    private static void assertNothingLeft() {
-        for (RedisServer master : cluster.masters()) {
-            await().atMost(10, TimeUnit.SECONDS).until(() -> master.keys("dlock:{*").isEmpty());
-        }
+        return cluster.clientBuilder().build();
     }
 
     @Test
@@ -79,13 +58,13 @@ class ClusterSemaphoreTest {
             assertThat(most.get()).isBetween(1, 2);
             assertThat(a.getSemaphore("cluster-pool", 2).info().holds()).isEmpty();
         }
-        assertNothingLeft();
+        cluster.awaitNoLockKeys();
     }
 
     @Test
     void aMultiLockOverNamesInDifferentSlotsIsAllOrNothing() throws Exception {
         String[] names = {"alpha", "bravo", "charlie", "delta"};
-        assertThat(List.of(names).stream().map(name -> cluster.masterOf("dlock:{" + name + "}")).distinct().count())
+        assertThat(List.of(names).stream().map(name -> cluster.group().masterOf("dlock:{" + name + "}")).distinct().count())
                 .as("names on more than one master").isGreaterThan(1);
         try (LockClient a = client(); LockClient b = client()) {
             DistributedLock held = b.getLock("charlie");
@@ -100,6 +79,6 @@ class ClusterSemaphoreTest {
             assertThat(b.getMultiLock("delta", "alpha").tryLock()).isFalse();
             multi.unlock();
         }
-        assertNothingLeft();
+        cluster.awaitNoLockKeys();
     }
 }

@@ -7,7 +7,6 @@ import static org.awaitility.Awaitility.await;
 import dev.dlock.internal.ClusterNode;
 import dev.dlock.internal.LuaScript;
 import dev.dlock.internal.Settings;
-import dev.dlock.testing.RedisClusterGroup;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
@@ -27,13 +26,12 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * dlock on a real Redis Cluster of three masters and three replicas, through
@@ -45,21 +43,10 @@ class ClusterTest {
 
     private static final Duration FAILOVER_BOUND = Duration.ofSeconds(30);
 
-    private static RedisClusterGroup cluster;
+    @RegisterExtension
+    static final LockCluster cluster = new LockCluster();
     private final Deque<LockClient> clients = new ArrayDeque<>();
     private final ExecutorService threads = Executors.newCachedThreadPool();
-
-    @BeforeAll
-    static void startCluster() {
-        cluster = RedisClusterGroup.start();
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     @AfterEach
     void closeClients() {
@@ -76,7 +63,7 @@ class ClusterTest {
     }
 
     private static LockClientBuilder onCluster() {
-        return LockClient.builder().clusterNodes(cluster.uris().toArray(String[]::new));
+        return cluster.clientBuilder();
     }
 
     private static String key(String name) {
@@ -95,8 +82,8 @@ class ClusterTest {
     /** One lock name per master serving it, found by asking the cluster; names start with {@code prefix}. */
     private static Map<RedisServer, String> namePerMaster(String prefix) {
         Map<RedisServer, String> names = new LinkedHashMap<>();
-        for (int i = 0; names.size() < cluster.masters().size(); i++) {
-            names.putIfAbsent(cluster.masterOf(key(prefix + i)), prefix + i);
+        for (int i = 0; names.size() < cluster.group().masters().size(); i++) {
+            names.putIfAbsent(cluster.group().masterOf(key(prefix + i)), prefix + i);
         }
         return names;
     }
@@ -124,7 +111,7 @@ class ClusterTest {
             assertThat(holder.getLock(name).tryLock(Duration.ZERO, Duration.ofSeconds(30))).as(name).isTrue();
         }
         long total = 0;
-        for (RedisServer master : cluster.masters()) {
+        for (RedisServer master : cluster.group().masters()) {
             long keys = master.keys("dlock:{*").size();
             assertThat(keys).as("keys on master " + master).isPositive();
             total += keys;
@@ -134,7 +121,7 @@ class ClusterTest {
         // A waiter from another client on a sample of the locks, on every shard.
         Map<String, RedisServer> sample = new LinkedHashMap<>();
         for (int i = 0; i < names.size(); i += 40) {
-            sample.put(names.get(i), cluster.masterOf(key(names.get(i))));
+            sample.put(names.get(i), cluster.group().masterOf(key(names.get(i))));
         }
         assertThat(new java.util.HashSet<>(sample.values())).hasSize(3);
         Map<String, Future<Boolean>> woken = new LinkedHashMap<>();
@@ -155,7 +142,7 @@ class ClusterTest {
         }
         System.out.printf("Cluster: %d waiters on 3 shards woken within %d ms of the first of 1,000 releases%n",
                 woken.size(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - releasedAt));
-        for (RedisServer master : cluster.masters()) {
+        for (RedisServer master : cluster.group().masters()) {
             // only the per-slot token floors stay, and they expire
             assertThat(master.keys("*")).as("keys left on " + master).allMatch(key -> key.startsWith("dlock:token-floor:{"));
         }
@@ -164,10 +151,10 @@ class ClusterTest {
     @Test
     @Order(2)
     void aWaiterOnAShardItsClientDidNotConnectToFirstIsWokenByTheShardedRelease() throws Exception {
-        RedisServer seed = cluster.nodes().get(0);
+        RedisServer seed = cluster.group().nodes().get(0);
         String name = null;
         for (int i = 0; name == null; i++) {
-            if (cluster.masterOf(key("remote-" + i)) != seed) {
+            if (cluster.group().masterOf(key("remote-" + i)) != seed) {
                 name = "remote-" + i;
             }
         }
@@ -184,7 +171,7 @@ class ClusterTest {
             }
             return null;
         });
-        RedisServer shard = cluster.masterOf(key(name));
+        RedisServer shard = cluster.group().masterOf(key(name));
         String lockName = name;
         await().atMost(10, TimeUnit.SECONDS).until(() -> shardSubscribers(shard, channel(lockName)) == 1);
         // counted on the lock's shard (PUBSUB SHARDNUMSUB there), not on whichever node answers first
@@ -210,10 +197,10 @@ class ClusterTest {
         for (int i = 0; i < locks.size(); i++) {
             DistributedLock lock = locks.get(i);
             assertThat(lock.tryLock(Duration.ZERO, Duration.ofSeconds(30))).as(lock.name()).isTrue();
-            assertThat(cluster.masterOf(key(lock.name())).command("EXISTS", key(lock.name()))).isEqualTo(1L);
+            assertThat(cluster.group().masterOf(key(lock.name())).command("EXISTS", key(lock.name()))).isEqualTo(1L);
             assertThat(rivals.get(i).tryLock()).as("rival of " + i).isFalse();
             Future<Boolean> waiter = waitFor(rivals.get(i), Duration.ofSeconds(20));
-            RedisServer shard = cluster.masterOf(key(lock.name()));
+            RedisServer shard = cluster.group().masterOf(key(lock.name()));
             await().atMost(10, TimeUnit.SECONDS).until(() -> shardSubscribers(shard, channel(lock.name())) == 1);
             lock.unlock();
             assertThat(waiter.get(10, TimeUnit.SECONDS)).as("waiter of " + i + " woken").isTrue();
@@ -228,9 +215,7 @@ class ClusterTest {
         client.getLock("kind-plain").unlock();
         client.getFairLock("kind-fair").unlock();
         client.getReadWriteLock("kind-rw").readLock().unlock();
-        for (RedisServer master : cluster.masters()) {
-            await().atMost(10, TimeUnit.SECONDS).until(() -> master.keys("dlock:{*").isEmpty());
-        }
+        cluster.awaitNoLockKeys();
     }
 
     @Test
@@ -250,7 +235,7 @@ class ClusterTest {
         assertThat(lost).isEmpty();
         for (DistributedLock lock : locks) {
             assertThat(lock.isHeldByCurrentThread()).as(lock.name()).isTrue();
-            assertThat((Long) cluster.masterOf(key(lock.name())).command("PTTL", key(lock.name()))).as(lock.name())
+            assertThat((Long) cluster.group().masterOf(key(lock.name())).command("PTTL", key(lock.name()))).as(lock.name())
                     .isGreaterThan(500);
             lock.unlock();
         }
@@ -267,12 +252,12 @@ class ClusterTest {
         String name = "moving";
         DistributedLock lock = client.getLock(name);
         lock.lock();
-        int slot = cluster.slotOf(key(name));
-        RedisServer source = cluster.masterOfSlot(slot);
-        RedisServer target = cluster.masters().stream().filter(m -> m != source).findFirst().orElseThrow();
+        int slot = cluster.group().slotOf(key(name));
+        RedisServer source = cluster.group().masterOfSlot(slot);
+        RedisServer target = cluster.group().masters().stream().filter(m -> m != source).findFirst().orElseThrow();
 
-        cluster.moveSlot(slot, target);
-        assertThat(cluster.masterOfSlot(slot)).isEqualTo(target);
+        cluster.group().moveSlot(slot, target);
+        assertThat(cluster.group().masterOfSlot(slot)).isEqualTo(target);
         long lastPttl = (Long) target.command("PTTL", key(name));
         int refreshes = 0;
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -302,10 +287,10 @@ class ClusterTest {
         Map<RedisServer, String> names = namePerMaster("acked-");
         List<RedisServer> masters = new ArrayList<>(names.keySet());
         RedisServer stalled = masters.get(0);
-        List<String> seeds = cluster.uris();
+        List<String> seeds = cluster.group().uris();
         Settings settings = new Settings.Builder().clusterNodes(seeds.toArray(String[]::new)).build();
         ClientResources resources = DefaultClientResources.create();
-        RedisServer replica = cluster.replicasOf(stalled).get(0);
+        RedisServer replica = cluster.group().replicasOf(stalled).get(0);
         try (ClusterNode node = new ClusterNode(resources, seeds.stream().map(RedisURI::create).toList(), settings)) {
             replica.pause();
             try {
@@ -322,7 +307,7 @@ class ClusterTest {
         } finally {
             resources.shutdown(0, 1, TimeUnit.SECONDS);
         }
-        cluster.awaitHealthy(FAILOVER_BOUND);
+        cluster.group().awaitHealthy(FAILOVER_BOUND);
     }
 
     @Test
@@ -350,7 +335,7 @@ class ClusterTest {
     void aKilledMastersLocksRecoverAfterPromotionWhileOtherShardsCarryOn() throws Exception {
         // With the default cluster-require-full-coverage yes, every shard refuses commands from the moment
         // a master is marked failed until its replica takes over; see docs/design.md.
-        for (RedisServer node : cluster.nodes()) {
+        for (RedisServer node : cluster.group().nodes()) {
             node.command("CONFIG", "SET", "cluster-require-full-coverage", "no");
         }
         Map<RedisServer, String> names = namePerMaster("failover-");
@@ -368,7 +353,7 @@ class ClusterTest {
         before.unlock();
         // held across the failover (replicated first); its waiter must be woken on the promoted master
         String heldName = victimName + "-held";
-        while (cluster.masterOf(key(heldName)) != victim) {
+        while (cluster.group().masterOf(key(heldName)) != victim) {
             heldName = heldName + "x";
         }
         DistributedLock held = holder.getLock(heldName);
@@ -398,7 +383,7 @@ class ClusterTest {
             return null;
         });
         long killedAt = System.nanoTime();
-        RedisServer promoted = cluster.killMasterAndAwaitPromotion(victim, FAILOVER_BOUND);
+        RedisServer promoted = cluster.group().killMasterAndAwaitPromotion(victim, FAILOVER_BOUND);
         long promotedAt = System.nanoTime();
         long otherShardLocksDuringFailover = otherShardLocks.get();
         AtomicLong attempts = new AtomicLong();
