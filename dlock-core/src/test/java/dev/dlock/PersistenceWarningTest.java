@@ -4,18 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.dlock.testing.RedisServer;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A client warns when its Redis keeps nothing on disk (a restart forgets every lock), stays quiet
- * when it persists, and when CONFIG is refused. slf4j-simple writes to the current System.err.
+ * when it persists, and when CONFIG is refused.
  */
 class PersistenceWarningTest {
 
@@ -24,25 +19,15 @@ class PersistenceWarningTest {
     @RegisterExtension
     final OpenResources resources = new OpenResources();
 
+    @RegisterExtension
+    final CapturedStderr stderr = new CapturedStderr();
+
     private <T extends AutoCloseable> T track(T resource) {
         return resources.track(resource);
     }
-    private final ByteArrayOutputStream captured = new ByteArrayOutputStream();
-    private PrintStream originalErr;
-
-    @BeforeEach
-    void captureStderr() {
-        originalErr = System.err;
-        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-    }
-
-    @AfterEach
-    void restore() throws Exception {
-        System.setErr(originalErr);
-    }
 
     private String log() {
-        return captured.toString(StandardCharsets.UTF_8);
+        return stderr.text();
     }
 
     /** Builds a client and makes one round trip, after which the CONFIG reply (sent first) was handled. */

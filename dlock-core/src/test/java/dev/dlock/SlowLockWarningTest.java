@@ -4,15 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -31,23 +26,11 @@ class SlowLockWarningTest {
     @RegisterExtension
     static final LockServers servers = LockServers.singleRedis();
 
-    private final ByteArrayOutputStream captured = new ByteArrayOutputStream();
-    private PrintStream originalErr;
-
-    @BeforeEach
-    void captureStderr() {
-        originalErr = System.err;
-        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-    }
-
-    @AfterEach
-    void restoreStderr() {
-        System.setErr(originalErr);
-        originalErr.print(log());
-    }
+    @RegisterExtension
+    final CapturedStderr stderr = new CapturedStderr();
 
     private String log() {
-        return captured.toString(StandardCharsets.UTF_8);
+        return stderr.text();
     }
 
     /** The WARN lines that contain {@code text}. */
