@@ -46,10 +46,7 @@ public final class MultiLockWorker {
              StatefulRedisConnection<String, String> connection = witness.connect()) {
             RedisCommands<String, String> commands = connection.sync();
             DistributedLock lock = client.getMultiLock(names);
-            commands.rpush("multi:ready", Long.toString(ProcessHandle.current().pid()));
-            if (commands.blpop(60, "multi:go") == null) {
-                throw new IllegalStateException("no go signal within 60 s");
-            }
+            Workers.awaitGo(commands, "multi");
             for (int i = 0; i < iterations; i++) {
                 lock.lock();
                 try {

@@ -2,7 +2,6 @@ package dev.dlock.processes;
 
 import dev.dlock.DistributedReadWriteLock;
 import dev.dlock.LockClient;
-import dev.dlock.LockClientBuilder;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -52,22 +51,17 @@ public final class ReadWriteWorker {
             "rw:most-processes", "rw:overlaps", "rw:writers", "rw:violations"};
 
     public static void main(String[] args) throws Exception {
-        String[] uris = args[0].split(",");
         int readers = Integer.parseInt(args[2]);
         int writers = Integer.parseInt(args[3]);
         long readHoldNanos = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(args[5]));
         long writePauseNanos = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(args[6]));
         String self = Long.toString(ProcessHandle.current().pid());
-        RedisClient redis = RedisClient.create(uris[0]);
-        LockClientBuilder builder = uris.length > 1 ? LockClient.builder().redlockNodes(uris) : LockClient.builder().redisUri(uris[0]);
-        try (LockClient client = builder.build();
+        RedisClient redis = RedisClient.create(args[0].split(",")[0]);
+        try (LockClient client = Workers.clientOn(args[0]).build();
              StatefulRedisConnection<String, String> connection = redis.connect()) {
             RedisCommands<String, String> commands = connection.sync();
             DistributedReadWriteLock lock = client.getReadWriteLock(args[1]);
-            commands.rpush("rw:ready", self);
-            if (commands.blpop(60, "rw:go") == null) {
-                throw new IllegalStateException("no go signal within 60 s");
-            }
+            Workers.awaitGo(commands, "rw");
             // counted from here, not from JVM start: on a loaded machine connecting alone can take
             // longer than the whole run, and the threads then never took the lock
             long endNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Long.parseLong(args[4]));

@@ -2,7 +2,6 @@ package dev.dlock.processes;
 
 import dev.dlock.DistributedSemaphore;
 import dev.dlock.LockClient;
-import dev.dlock.LockClientBuilder;
 import dev.dlock.LockHandle;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
@@ -36,22 +35,17 @@ public final class SemaphoreWorker {
     private static final String[] ENTER_KEYS = {"sem:inside", "sem:violations", "sem:most", "sem:entries"};
 
     public static void main(String[] args) throws Exception {
-        String[] uris = args[0].split(",");
         int permits = Integer.parseInt(args[2]);
         int threads = Integer.parseInt(args[3]);
         int iterations = Integer.parseInt(args[4]);
         long holdNanos = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(args[5]));
         String self = Long.toString(ProcessHandle.current().pid());
         RedisClient witness = RedisClient.create(args[6]);
-        LockClientBuilder builder = uris.length > 1 ? LockClient.builder().redlockNodes(uris) : LockClient.builder().redisUri(uris[0]);
-        try (LockClient client = builder.build();
+        try (LockClient client = Workers.clientOn(args[0]).build();
              StatefulRedisConnection<String, String> connection = witness.connect()) {
             RedisCommands<String, String> commands = connection.sync();
             DistributedSemaphore semaphore = client.getSemaphore(args[1], permits);
-            commands.rpush("sem:ready", self);
-            if (commands.blpop(60, "sem:go") == null) {
-                throw new IllegalStateException("no go signal within 60 s");
-            }
+            Workers.awaitGo(commands, "sem");
             List<Thread> workers = new ArrayList<>();
             List<Throwable> failures = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
