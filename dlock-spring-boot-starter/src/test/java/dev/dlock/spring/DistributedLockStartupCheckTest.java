@@ -2,32 +2,23 @@ package dev.dlock.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.dlock.testing.RedisServer;
+import dev.dlock.testing.RedisServers;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** A malformed annotation fails the startup, naming the method and the bad value. */
 class DistributedLockStartupCheckTest {
-    private static RedisServer redis;
-
-    @BeforeAll
-    static void start() {
-        redis = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        redis.close();
-    }
+    @RegisterExtension
+    static final RedisServers redis = RedisServers.standalone();
 
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(DlockAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port());
+                .withPropertyValues("spring.data.redis.host=" + redis.server().host(),
+                        "spring.data.redis.port=" + redis.server().port());
     }
 
     @Test

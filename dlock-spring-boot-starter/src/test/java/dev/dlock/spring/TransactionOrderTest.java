@@ -3,7 +3,7 @@ package dev.dlock.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dlock.LockClient;
-import dev.dlock.testing.RedisServer;
+import dev.dlock.testing.RedisServers;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -12,9 +12,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
@@ -36,20 +35,11 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * transaction outside the lock) shows the next holder getting in before the commit.
  */
 class TransactionOrderTest {
-    private static RedisServer redis;
-
-    @BeforeAll
-    static void start() {
-        redis = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        redis.close();
-    }
+    @RegisterExtension
+    static final RedisServers redis = RedisServers.standalone();
 
     private static ConfigurableApplicationContext start(Class<?> configuration) {
-        ConfigurableApplicationContext context = TestContexts.start(redis, configuration,
+        ConfigurableApplicationContext context = TestContexts.start(redis.server(), configuration,
                 "spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
         JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
         jdbc.execute("create table orders (id varchar(36) primary key)");

@@ -6,7 +6,7 @@ import dev.dlock.LockClient;
 import dev.dlock.micrometer.DlockMetrics;
 import dev.dlock.spring.DistributedLock;
 import dev.dlock.spring.DlockAutoConfiguration;
-import dev.dlock.testing.RedisServer;
+import dev.dlock.testing.RedisServers;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -19,9 +19,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -32,24 +31,16 @@ import org.springframework.context.annotation.Configuration;
 
 /** The auto-configured client records dlock's meters in the application's MeterRegistry. */
 class DlockMetricsAutoConfigurationTest {
-    private static RedisServer redis;
+    @RegisterExtension
+    static final RedisServers redis = RedisServers.standalone();
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(DlockAutoConfiguration.class, DlockMetricsAutoConfiguration.class))
             .withBean(Reports.class);
 
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
-
     private ApplicationContextRunner withRedis() {
-        return runner.withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port());
+        return runner.withPropertyValues("spring.data.redis.host=" + redis.server().host(),
+                "spring.data.redis.port=" + redis.server().port());
     }
 
     private static ApplicationContextRunner withSimpleRegistry(ApplicationContextRunner runner) {
