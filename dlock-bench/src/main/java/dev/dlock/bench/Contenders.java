@@ -26,7 +26,11 @@ public enum Contenders {
     /** dlock's Redlock over all the given servers. */
     DLOCK_REDLOCK("dlock Redlock", DlockContenders::redlock),
     /** RedissonRedLock over one Redisson client per server. */
-    REDISSON_REDLOCK("RedissonRedLock", RedissonContenders::redlock);
+    REDISSON_REDLOCK("RedissonRedLock", RedissonContenders::redlock),
+    /** The dlock command's jar run as {@code java -jar}, with no JVM option ({@link CliStartup}). */
+    CLI_JAR("java -jar", Contenders::processOnly),
+    /** The same jar through the {@code ./dlock} launcher ({@link CliStartup}). */
+    CLI_LAUNCHER("./dlock", Contenders::processOnly);
 
     private final String label;
     private final Contender.Factory factory;
@@ -45,7 +49,12 @@ public enum Contenders {
      * the report can show the reason instead of a figure.
      */
     public Optional<String> unavailableReason() {
-        return Optional.empty();
+        return this == CLI_JAR || this == CLI_LAUNCHER ? CliStartup.unavailableReason() : Optional.empty();
+    }
+
+    /** The CLI runs as a child process per measurement ({@link CliStartup}): there is no client to open. */
+    private static Contender processOnly(List<String> uris, Contender.Settings settings) {
+        throw new Unavailable("the command line runs as a process of its own, not as a client in this one");
     }
 
     /** Connects; throws {@link Unavailable} when this build has no such contender. */

@@ -205,6 +205,7 @@ public final class Main {
                             open -> contended(open, "bench:" + scenario.id, plan.sideMeasure()));
                     case CONTENDED_CLIENTS -> inProcess(contender, uris, Contender.Settings.DEFAULTS,
                             CONTENDED_CLIENTS, open -> contended(open, "bench:" + scenario.id, plan.sideMeasure()));
+                    case CLI_STARTUP -> CliStartup.run(contender, uris.get(0));
                     case MANY_HELD -> inProcess(contender, uris, new Contender.Settings(plan.heldLeaseMs()), 1,
                             open -> ManyHeldScenario.run(open.get(0), single, plan.heldLocks(), HELD_THREADS,
                                     plan.hold()));

@@ -229,6 +229,13 @@ final class Report {
                 lost.flatMap(l -> leaseLeft.map(left -> l == 0 && left >= lease / 3.0 ? 1.0 : 0.0)), x -> x == 1,
                 x -> String.format(Locale.ROOT, "%s lost; lowest lease left %s of %,d ms (a renewal is due every %,d ms)",
                         number(lost.orElseThrow(), 0), number(leaseLeft.orElseThrow(), 0), lease, lease / 3)));
+        Scenario cli = Scenario.CLI_STARTUP;
+        Optional<Double> launcher = results.median(cli, Contenders.CLI_LAUNCHER, Metric.WALL_P50);
+        Optional<Double> plainJar = results.median(cli, Contenders.CLI_JAR, Metric.WALL_P50);
+        targets.add(check(cli, "`dlock status NAME` wall time p50 ≤ 0.4 s through ./dlock", launcher, x -> x <= 400,
+                x -> number(x, 0) + " ms" + plainJar.map(j -> String.format(Locale.ROOT, " (java -jar: %s ms; %s)",
+                        number(j, 0), ratio(x / j))).orElse(""),
+                results.missingReason(cli, Contenders.CLI_LAUNCHER)));
         return targets;
     }
 

@@ -26,7 +26,12 @@ enum Scenario {
             List.of(Metric.OPS, Metric.P50, Metric.P99, Metric.P999)),
     MANY_HELD("many-held", "locks held at once by one client (16 threads), renewed by the watchdog",
             List.of(Contenders.DLOCK, Contenders.REDISSON),
-            List.of(Metric.ACQUIRE_RATE, Metric.REDIS_BYTES, Metric.HEAP_BYTES, Metric.MIN_LEASE_LEFT, Metric.LOST));
+            List.of(Metric.ACQUIRE_RATE, Metric.REDIS_BYTES, Metric.HEAP_BYTES, Metric.MIN_LEASE_LEFT, Metric.LOST)),
+    /** The dlock command's start-up: one short command, from process start to exit ({@link CliStartup}). */
+    CLI_STARTUP("cli-startup", "`dlock status NAME` on a free lock, process start to exit, median of "
+            + CliStartup.RUNS + " runs per round",
+            List.of(Contenders.CLI_JAR, Contenders.CLI_LAUNCHER),
+            List.of(Metric.WALL_P50, Metric.WALL_MIN, Metric.WALL_MAX));
 
     final String id;
     final String description;

@@ -17,7 +17,22 @@ public final class Main {
     public static int run(String... args) {
         boolean verbose = Verbosity.requested(args);
         Verbosity.configureLogging(verbose);
+        withoutFlightRecorderEvents();
         return commandLine(verbose).execute(args);
+    }
+
+    /**
+     * Lettuce and Netty each register Java Flight Recorder events when they start, which costs a
+     * short command a good part of its run and records nothing anyone reads. Must run before the
+     * first Lettuce or Netty class is loaded; a value given with -D wins.
+     */
+    private static void withoutFlightRecorderEvents() {
+        if (System.getProperty("io.lettuce.core.jfr") == null) {
+            System.setProperty("io.lettuce.core.jfr", "false");
+        }
+        if (System.getProperty("io.netty.jfr.enabled") == null) {
+            System.setProperty("io.netty.jfr.enabled", "false");
+        }
     }
 
     static CommandLine commandLine(boolean verbose) {
