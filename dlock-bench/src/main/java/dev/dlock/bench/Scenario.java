@@ -21,6 +21,10 @@ enum Scenario {
     CONTENDED_CLIENTS("contended-clients", "16 threads spread round-robin over " + Main.CONTENDED_CLIENTS
             + " clients of the library, 1 key, empty critical section",
             List.of(Contenders.DLOCK, Contenders.REDISSON), Metrics.CONTENDED),
+    /** The contended load with the waiters in separate JVMs, one client each ({@link ContendedProcesses}). */
+    CONTENDED_PROCESSES("contended-processes", Main.CONTENDED_PROCESSES + " JVMs of " + Main.THREADS_PER_PROCESS
+            + " threads (one client each), started by the run, 1 key, empty critical section",
+            List.of(Contenders.DLOCK, Contenders.REDISSON), Metrics.CONTENDED),
     REDLOCK("redlock", "1 thread, 5 servers, acquire+release pairs (JMH, sample mode)",
             List.of(Contenders.QUORUM_FLOOR, Contenders.DLOCK_REDLOCK, Contenders.REDISSON_REDLOCK),
             List.of(Metric.OPS, Metric.P50, Metric.P99, Metric.P999)),
