@@ -3,6 +3,7 @@ package dev.dlock.internal;
 import dev.dlock.LockLostException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The acquire loop, shared by every blocking and async entry point and by every {@link LockKind}:
@@ -16,7 +17,9 @@ import java.util.concurrent.RejectedExecutionException;
  * that Redis knows they live, and leave the queue as soon as they stop waiting. Every attempt
  * still has a fresh owner id, so a late command of a past attempt cannot touch a later grant. A
  * fair waiter ignores handoffs to other waiters: only the one the lock was handed to wakes at a
- * release. A kind that hands off locally parks its busy waits ({@link LocalPark}).
+ * release. A kind that hands off locally parks its busy waits ({@link LocalPark}); on one Redis
+ * its refused waiters are queued the same way, and the one a release hands the lock to takes it
+ * over from the release message without asking Redis again ({@link #takeOver(long)}).
  *
  * <p>Never blocks a thread: each step runs when the previous reply or wake-up arrives.
  * {@link #result()} completes with the grant, or null when the wait ended (or was cancelled);
@@ -54,6 +57,13 @@ final class Acquisition implements ParkedWaiters.Waiter {
     private volatile boolean askedRedis;
     /** Rides through Redis failures within the wait (or the outage tolerance); used by one step at a time. */
     private final OutageRetry outages;
+    /** When the last attempt was sent (monotonic nanos). */
+    private volatile long attemptStartNanos;
+    /**
+     * A release handed the lock to this waiter in Redis for less than its lease (its queue deadline
+     * came first): the start of its last attempt, from which its lease is counted; else 0.
+     */
+    private volatile long shortHandoverFromNanos;
 
     /**
      * @param owner         for a re-entry the hold's owner id; else a prefix to which each attempt
@@ -158,6 +168,7 @@ final class Acquisition implements ParkedWaiters.Waiter {
         AcquireRequest request = new AcquireRequest(owner, leaseMs, holder, reentry, queue.waiterId(), waiterTimeoutMs,
                 mayWait, queue.ticket(), downgradeFrom);
         outages.attempting();
+        attemptStartNanos = context.ticker().nanoTime();
         context.store().acquire(target, kind, request).whenComplete(this::onReply);
     }
 
@@ -193,7 +204,7 @@ final class Acquisition implements ParkedWaiters.Waiter {
             });
             return;
         }
-        long waitNanos = RetryDelay.nanos(busy, kind, context.settings(), unbounded, remaining);
+        long waitNanos = RetryDelay.nanos(busy, queue.inQueue(), context.settings(), unbounded, remaining);
         waitForWake(waitNanos, !busy.split());
     }
 
@@ -218,11 +229,16 @@ final class Acquisition implements ParkedWaiters.Waiter {
     /** @param wakeOnRelease false: wait out the back-off even if a release message comes */
     private void waitForWake(long waitNanos, boolean wakeOnRelease) {
         boolean parked = wakeOnRelease && park.enabled();
-        PendingWake wait = new PendingWake(() -> {
+        PendingWake wait = new PendingWake(message -> {
             if (parked) {
                 park.unpark(this);
             }
-            attempt();
+            long handedToken = kind.handsOffLocally() && queue.inQueue() ? watch.handedToken(message) : 0;
+            if (handedToken > 0) {
+                takeOver(handedToken);
+            } else {
+                attempt();
+            }
         });
         pendingWake = wait;
         wait.startTimer(context.ticker(), waitNanos);
@@ -265,6 +281,35 @@ final class Acquisition implements ParkedWaiters.Waiter {
     @Override
     public void resume() {
         attempt();
+    }
+
+    @Override
+    public String waiterId() {
+        return queue.waiterId();
+    }
+
+    /**
+     * A release handed the lock to this queued waiter and named it in its message: the lock is
+     * this waiter's under its waiter id, with the token of the message. Its last attempt was
+     * refused before the handoff (had it come after, it would have been granted), so the lease is
+     * counted from that attempt's start; Redis keeps it for the waiter's lease or until its queue
+     * deadline, whichever is first, which is never shorter than its lease or the waiter timeout
+     * counted from that start. When that is shorter than its lease, {@link LockEngine#register}
+     * renews it early.
+     */
+    private void takeOver(long token) {
+        long from = attemptStartNanos;
+        owner = queue.waiterId();
+        queue.handedOver();
+        long waiterTimeoutMs = context.settings().waiterTimeout().toMillis();
+        shortHandoverFromNanos = leaseMs > waiterTimeoutMs ? from : 0;
+        long knownMs = Math.min(leaseMs, waiterTimeoutMs);
+        finish(new AcquireReply.Granted(token, 1, from + TimeUnit.MILLISECONDS.toNanos(knownMs)));
+    }
+
+    /** See {@link #shortHandoverFromNanos}. */
+    long shortHandoverFromNanos() {
+        return shortHandoverFromNanos;
     }
 
     private void finish(AcquireReply.Granted grant) {

@@ -8,8 +8,8 @@ import java.util.concurrent.CompletableFuture;
  * that a release landing between the attempt and the wait is not missed, and left when the
  * acquisition ends.
  *
- * <p>A fair release names the waiter it handed the lock to ("token:waiterId"): only that one
- * needs to try, the others would only be refused, so a watch with a waiter id lets such messages
+ * <p>A release that hands the lock to a queued waiter names it ("token:waiterId"): only that one
+ * needs to act, the others would only be refused, so a watch with a waiter id lets such messages
  * for other waiters pass. Any other message (a plain release, a waiter leaving, a reconnect)
  * wakes every waiter.
  */
@@ -63,7 +63,7 @@ final class ChannelWatch {
                 return;
             }
             if (isForThisWaiter(message)) {
-                wait.fire();
+                wait.fire(message);
                 return;
             }
             WakeUps.Channel current = channel;
@@ -79,6 +79,25 @@ final class ChannelWatch {
         }
         int colon = message.indexOf(':');
         return colon < 0 || message.substring(colon + 1).equals(namedWaiter);
+    }
+
+    /**
+     * The token of a handoff to this waiter when the message names it ("token:waiterId"); 0 for
+     * any other message.
+     */
+    long handedToken(String message) {
+        if (message == null || namedWaiter.isEmpty()) {
+            return 0;
+        }
+        int colon = message.indexOf(':');
+        if (colon <= 0 || !message.substring(colon + 1).equals(namedWaiter)) {
+            return 0;
+        }
+        try {
+            return Long.parseLong(message.substring(0, colon));
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 
     void leave() {

@@ -7,9 +7,10 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Passing a lock between the threads of one client (one Redis, kinds that
  * {@linkplain LockKind#handsOffLocally() hand off locally}): the waiters parked on a lock, the
- * handoff of a last release to the first of them (see {@link ParkedWaiters}), and what this
- * client knows it holds, so that a new waiter parks at once instead of asking Redis, which
- * would refuse.
+ * handoff of a last release to the first of them (see {@link ParkedWaiters}) unless a waiter of
+ * another client is queued in Redis (it gets the lock instead, and this client's waiters ask again
+ * so that they are queued behind it), and what this client knows it holds, so that a new waiter
+ * parks at once instead of asking Redis, which would refuse.
  */
 final class LocalHandoff {
 
@@ -34,6 +35,15 @@ final class LocalHandoff {
     /** Whether waiters of this kind park for a handoff: the kind hands off locally and the store can. */
     boolean parksFor(LockKind kind) {
         return kind.handsOffLocally() && store.handoffScript().isPresent();
+    }
+
+    /**
+     * Whether a refused waiter of this kind is queued in Redis: a queued kind, or one that hands
+     * off where the store can (its release then hands the lock to the first queued waiter of any
+     * client, see lib/next_waiter.lua).
+     */
+    boolean queuesInRedis(LockKind kind) {
+        return kind.queued() || parksFor(kind);
     }
 
     void park(String key, ParkedWaiters.Waiter waiter) {
@@ -94,7 +104,8 @@ final class LocalHandoff {
         int ownSubscriptions = wakeUps.isJoined(target.channel()) ? 1 : 0;
         // held here all along if the handoff succeeds: new waiters of this client need not ask Redis
         handedOver.put(target.key(), hold.validUntilNanos);
-        return script.handOff(target, hold.owner, ownSubscriptions, nextOwner, next.leaseMs(), next.holder())
+        return script.handOff(target, hold.owner, ownSubscriptions, nextOwner, next.leaseMs(), next.holder(),
+                        next.waiterId())
                 .handle((reply, error) -> {
                     if (error != null) {
                         handedOver.remove(target.key());
@@ -105,7 +116,7 @@ final class LocalHandoff {
                         throw Failures.extend((LockBackendException) Failures.unwrap(error),
                                 "; a best-effort release was sent");
                     }
-                    if (reply.grant() != null) {
+                    if (reply.outcome() == HandoffScript.Outcome.HANDED_TO_OWN_WAITER) {
                         // the next holder registers its hold once its thread runs
                         handedOver.put(target.key(), reply.grant().validUntilNanos());
                         next.takeOver(reply.grant());
@@ -113,7 +124,15 @@ final class LocalHandoff {
                     }
                     handedOver.remove(target.key());
                     next.resume();
-                    if (reply.notOwner()) {
+                    if (reply.outcome() == HandoffScript.Outcome.HANDED_TO_QUEUED) {
+                        // the lock left this client: its other parked waiters, which never asked
+                        // Redis, ask now and are queued behind the new holder
+                        ParkedWaiters.Waiter parked;
+                        while ((parked = parkedWaiters.claimFirst(target.key())) != null) {
+                            parked.resume();
+                        }
+                    }
+                    if (reply.outcome() == HandoffScript.Outcome.NOT_OWNER) {
                         losses.lost(hold, HoldLosses.NOT_OWNER_AT_RELEASE);
                         throw hold.lossOrNull();
                     }

@@ -156,7 +156,43 @@ public final class LockEngine implements AutoCloseable {
         } else {
             loseAtLeaseEnd(hold);
         }
+        long shortHandoverFrom = acquisition.shortHandoverFromNanos();
+        if (shortHandoverFrom != 0) {
+            renewHandedOver(hold, shortHandoverFrom, renewed);
+        }
         return hold;
+    }
+
+    /**
+     * A lock a release handed to this client's queued waiter lasts in Redis no longer than that
+     * waiter's queue deadline, and is known valid for the waiter timeout when its lease is longer
+     * (see {@link Acquisition}): still held at half of that, it is renewed to its own lease (an
+     * explicit lease: to what is left of it, counted from {@code fromNanos}). A failed renewal is
+     * tried again at half of what is left; the watchdog or the lease's end takes over from there.
+     */
+    private void renewHandedOver(Hold hold, long fromNanos, boolean renewed) {
+        long leftNanos = hold.validUntilNanos - ticker.nanoTime();
+        ticker.schedule(() -> {
+            if (!holds.isRegistered(hold) || hold.isKnownInvalid()) {
+                return;
+            }
+            long sentNanos = ticker.nanoTime();
+            long leaseMs = renewed ? hold.leaseMs : hold.leaseMs - TimeUnit.NANOSECONDS.toMillis(sentNanos - fromNanos);
+            if (leaseMs <= 0) {
+                return;
+            }
+            store.renew(List.of(hold.snapshot()), leaseMs).whenComplete((outcomes, error) -> {
+                Renewal outcome = error != null ? Renewal.UNKNOWN : outcomes[0];
+                if (outcome == Renewal.RENEWED) {
+                    hold.validUntilNanos = Math.max(hold.validUntilNanos, store.validUntilNanos(sentNanos, leaseMs));
+                } else if (outcome == Renewal.GONE) {
+                    losses.lost(hold, "its key was gone or owned by another owner when it was renewed after the "
+                            + "handoff (lease expired or force-released)");
+                } else {
+                    renewHandedOver(hold, fromNanos, renewed);
+                }
+            });
+        }, Math.max(TimeUnit.MILLISECONDS.toNanos(1), leftNanos / 2), TimeUnit.NANOSECONDS);
     }
 
     /**
@@ -166,9 +202,16 @@ public final class LockEngine implements AutoCloseable {
     private void loseAtLeaseEnd(Hold hold) {
         long leftNanos = hold.validUntilNanos - ticker.nanoTime();
         ScheduledFuture<?> timer = ticker.schedule(() -> {
-            if (holds.isRegistered(hold)) {
-                losses.lost(hold, "its lease of " + hold.leaseMs + " ms ran out on this client's clock");
+            if (!holds.isRegistered(hold)) {
+                return;
             }
+            if (hold.validUntilNanos - ticker.nanoTime() > 0) {
+                // moved on since (a lock handed over from the queue is renewed once to its lease)
+                leaseTimers.remove(hold);
+                loseAtLeaseEnd(hold);
+                return;
+            }
+            losses.lost(hold, "its lease of " + hold.leaseMs + " ms ran out on this client's clock");
         }, Math.max(0, leftNanos), TimeUnit.NANOSECONDS);
         leaseTimers.put(hold, timer);
         hold.onLoss(() -> {

@@ -29,6 +29,9 @@ final class ParkedWaiters {
         /** The owner id under which a claimed waiter is handed the lock: a fresh one, as for an attempt. */
         String ownerForHandoff();
 
+        /** Its waiter id in the lock's queue in Redis ("" when it has none), which it leaves with the grant. */
+        String waiterId();
+
         long leaseMs();
 
         String holder();

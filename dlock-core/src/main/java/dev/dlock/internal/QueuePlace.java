@@ -1,17 +1,19 @@
 package dev.dlock.internal;
 
 /**
- * One acquisition's standing in a queued kind's queue ({@link LockKind#queued()}: fair lock,
- * waiting writer), kept across its attempts: one waiter id for all of them (its place in the queue,
- * or its waiting mark), the fair lock's ticket once the nodes agreed on it, and whether an attempt
- * asked to be queued, so that the waiter leaves as soon as it stops waiting. Of any other kind, and
- * for a re-entry, the waiter id is "" and there is nothing to leave.
+ * One acquisition's standing in its lock's queue in Redis ({@link LockKind#queued()}: fair lock,
+ * waiting writer; and the reentrant lock on one Redis, {@link LocalHandoff#queuesInRedis}), kept
+ * across its attempts: one waiter id for all of them (its place in the queue, or its waiting
+ * mark), the fair lock's ticket once the nodes agreed on it, and whether an attempt asked to be
+ * queued, so that the waiter leaves as soon as it stops waiting. Otherwise, and for a re-entry,
+ * the waiter id is "" and there is nothing to leave.
  */
 final class QueuePlace {
 
     private final LockStore store;
     private final LockTarget target;
     private final LockKind kind;
+    private final boolean inQueue;
     private final String waiterId;
     /** Fair lock: the waiter's place, agreed by the nodes at its first refusal; 0 until then. */
     private volatile long ticket;
@@ -23,8 +25,9 @@ final class QueuePlace {
         this.store = context.store();
         this.target = target;
         this.kind = kind;
+        this.inQueue = context.handoff().queuesInRedis(kind) && !reentry;
         // distinct from every owner id (prefix:<n>), and never reused
-        this.waiterId = kind.queued() && !reentry ? owner + ":q" + context.identity().nextOwnerSequence() : "";
+        this.waiterId = inQueue ? owner + ":q" + context.identity().nextOwnerSequence() : "";
     }
 
     String waiterId() {
@@ -35,9 +38,19 @@ final class QueuePlace {
         return ticket;
     }
 
+    /** Whether the acquisition has a place in a queue in Redis, where it must ask again before its deadline. */
+    boolean inQueue() {
+        return inQueue;
+    }
+
+    /** The lock was handed to this waiter, whose entry went with the handoff: nothing to leave. */
+    void handedOver() {
+        queued = false;
+    }
+
     /** An attempt is sent; {@code mayWait}: it asks to be queued if refused. */
     void attempting(boolean mayWait) {
-        if (mayWait && kind.queued()) {
+        if (mayWait && inQueue) {
             queued = true;
         }
     }
