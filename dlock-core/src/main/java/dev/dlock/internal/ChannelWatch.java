@@ -20,7 +20,7 @@ final class ChannelWatch {
     /** The waiter id a named handoff must carry to wake this watch; "" when every message wakes it. */
     private final String namedWaiter;
     private volatile WakeUps.Channel channel;
-    private CompletableFuture<String> signal;
+    private CompletableFuture<WakeUps.Message> signal;
 
     ChannelWatch(WakeUps wakeUps, String channelName, String namedWaiter) {
         this.wakeUps = wakeUps;
@@ -57,19 +57,16 @@ final class ChannelWatch {
         wakeOnMessage(signal, wait);
     }
 
-    private void wakeOnMessage(CompletableFuture<String> next, PendingWake wait) {
+    private void wakeOnMessage(CompletableFuture<WakeUps.Message> next, PendingWake wait) {
         next.thenAccept(message -> {
             if (wait.isOver()) {
                 return;
             }
-            if (isForThisWaiter(message)) {
-                wait.fire(message);
+            if (isForThisWaiter(message.text())) {
+                wait.fire(message.text());
                 return;
             }
-            WakeUps.Channel current = channel;
-            if (current != null) {
-                wakeOnMessage(current.signal(), wait);
-            }
+            wakeOnMessage(message.next(), wait);
         });
     }
 
