@@ -54,6 +54,15 @@ public final class Main {
             return loadMeasure.dividedBy(2);
         }
 
+        /**
+         * The warm-up of the contended-processes scenario: three times {@link #loadWarmup}, since
+         * its four fresh JVMs compile the same code each, on the same cores (with the plain
+         * warm-up, the measured seconds still included much of their JIT work).
+         */
+        Duration processesWarmup() {
+            return loadWarmup.multipliedBy(3);
+        }
+
         Plan withRounds(int n) {
             return new Plan(name, n, jmhWarmups, jmhWarmup, jmhIterations, jmhIteration, loadWarmup, loadMeasure,
                     heldLocks, hold, heldLeaseMs);
@@ -220,7 +229,7 @@ public final class Main {
                     case CONTENDED_CLIENTS -> inProcess(contender, uris, Contender.Settings.DEFAULTS,
                             CONTENDED_CLIENTS, open -> contended(open, "bench:" + scenario.id, plan.loadMeasure()));
                     case CONTENDED_PROCESSES -> ContendedProcesses.run(contender, uris, "bench:" + scenario.id,
-                            CONTENDED_PROCESSES, THREADS_PER_PROCESS, plan.loadWarmup(), plan.loadMeasure());
+                            CONTENDED_PROCESSES, THREADS_PER_PROCESS, plan.processesWarmup(), plan.loadMeasure());
                     case CLI_STARTUP -> CliStartup.run(contender, uris.get(0));
                     case MANY_HELD -> inProcess(contender, uris, new Contender.Settings(plan.heldLeaseMs()), 1,
                             open -> ManyHeldScenario.run(open.get(0), single, plan.heldLocks(), HELD_THREADS,

@@ -128,6 +128,10 @@ final class Report {
                             + "held %d s; run once after the rounds", facts.plan().heldLocks(), facts.plan().heldLeaseMs(),
                     facts.plan().heldLeaseMs() / 3, facts.plan().hold().toSeconds()));
         }
+        if (scenario == Scenario.CONTENDED_PROCESSES) {
+            md.append(String.format(Locale.ROOT, "; each run measures %s after a %s warm-up", seconds(facts.plan().loadMeasure()),
+                    seconds(facts.plan().processesWarmup())));
+        }
         if (scenario == Scenario.FAIR) {
             md.append(String.format(Locale.ROOT, "; no targets; each run measures %s after a %s warm-up "
                     + "(`contended`: %s)", seconds(facts.plan().sideMeasure()), seconds(facts.plan().loadWarmup()),
