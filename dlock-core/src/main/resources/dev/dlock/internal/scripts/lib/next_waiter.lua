@@ -12,6 +12,10 @@
 -- the lock was handed over; false (nothing changed) when no live waiter is queued, or the first
 -- is `except`.
 local function hand_to_first_waiter(released, channel, floor_key, floor_ttl, except)
+  -- nobody queued (always so over Redlock): one call, without reading the clock
+  if redis.call('EXISTS', KEYS[2]) == 0 then
+    return false
+  end
   local now = server_now()
   local head, deadline, lease, holder = live_head(now)
   if not head or head == except then
