@@ -24,6 +24,8 @@ import org.slf4j.LoggerFactory;
 public final class LockEngine implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(LockEngine.class);
+    /** How a message on the client's channel that hands a lock to one of its waiters starts. */
+    private static final String HANDOFF_NOTICE = "handoff\t";
 
     private final LockStore store;
     private final String keyPrefix;
@@ -72,15 +74,28 @@ public final class LockEngine implements AutoCloseable {
      * A forced release publishes "key\towner" on the channel of each holder's client
      * ({@code force_release.lua}): the loss is heard within a round trip instead of at the next
      * renewal. Should the subscription or a message fail, the watchdog, a release or the hold's
-     * own clock still find the loss.
+     * own clock still find the loss. A release that hands a lock to a queued waiter of this
+     * client tells it there too ("handoff\tchannel\tmessage", lib/next_waiter.lua), so that no
+     * other client wakes: the message goes on to the waiters of that lock's channel.
      */
     private void listenForForcedReleases() {
         String channel = keyPrefix + "client:{" + identity.clientId() + "}";
-        wakeUps.listen(channel, this::onForcedRelease).whenComplete((ok, error) -> {
+        wakeUps.listen(channel, this::onClientMessage).whenComplete((ok, error) -> {
             if (error != null) {
                 LOG.debug("not subscribed to {}: forced releases are noticed at the next renewal", channel, error);
             }
         });
+    }
+
+    private void onClientMessage(String message) {
+        if (message.startsWith(HANDOFF_NOTICE)) {
+            int tab = message.indexOf('\t', HANDOFF_NOTICE.length());
+            if (tab > 0) {
+                wakeUps.onMessage(message.substring(HANDOFF_NOTICE.length(), tab), message.substring(tab + 1));
+            }
+            return;
+        }
+        onForcedRelease(message);
     }
 
     private void onForcedRelease(String message) {

@@ -11,8 +11,8 @@
 -- ARGV[3]  fencing token of the hold (Redlock: the quorum's token), "0" when unknown
 -- ARGV[4]  how long the token floor lives, in ms
 --
--- Returns  1  the caller held the lock; it went to the first live queued waiter (named on
---             ARGV[2], lib/next_waiter.lua), or the hash is deleted and waiters were woken
+-- Returns  1  the caller held the lock; it went to the first live queued waiter (which was told,
+--             lib/next_waiter.lua), or the hash is deleted and waiters were woken
 --          0  the caller did not hold it; nothing was changed
 
 -- @include lib/tokens.lua

@@ -22,7 +22,7 @@
 --
 -- Returns  {1, token}  handed over to ARGV[4]: hold count 1, a fresh fencing token (a decimal
 --                      string) and lease ARGV[5]; nothing was published
---          {2}         handed to the first queued waiter, named on ARGV[2] (lib/next_waiter.lua)
+--          {2}         handed to the first queued waiter, which was told (lib/next_waiter.lua)
 --          {0}         released for everyone: the hash is deleted, its token was published
 --          {-1}        the caller does not own the lock; nothing was changed
 --

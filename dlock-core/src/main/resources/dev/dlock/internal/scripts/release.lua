@@ -12,8 +12,8 @@
 -- ARGV[4]  how long the token floor lives, in ms
 --
 -- Returns  n > 0  still held by the caller with n holds left
---          0      released: handed to the first live queued waiter and "<its token>:<waiter id>"
---                 published on ARGV[2]; or, with none queued, the hash is deleted and its token
+--          0      released: handed to the first live queued waiter, which was told
+--                 (lib/next_waiter.lua); or, with none queued, the hash is deleted and its token
 --                 was published on ARGV[2]
 --          -1     the caller does not own the lock (its lease expired, or it was force-released
 --                 and maybe taken by someone else); nothing was changed

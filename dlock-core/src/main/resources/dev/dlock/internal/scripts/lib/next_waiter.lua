@@ -1,4 +1,4 @@
--- lib/next_waiter.lua: the reentrant lock's handoff to the first waiting client (one Redis: its
+-- lib/next_waiter.lua: the reentrant lock's handoff to its first queued waiter (one Redis: its
 -- waiters are queued with the lock, see docs/design.md), included by acquire.lua, release.lua,
 -- handoff.lua, abandon.lua and leave.lua after lib/tokens.lua, lib/fair_queue.lua (the queue,
 -- KEYS[2] and KEYS[3]) and lib/pubsub.lua. Over Redlock nobody is queued and it hands nothing.
@@ -6,11 +6,11 @@
 -- Hands the lock KEYS[1] to the first live queued waiter, unless that waiter is `except`: owner =
 -- its waiter id, hold count 1, a token above `released` and the floor (which it raises), its
 -- holder description, and its lease or what is left of its deadline, whichever is shorter (a
--- waiter that died while queued holds the lock up no longer than that). Its entry goes, and
--- "<token>:<waiter id>" is published on `channel`: only that waiter acts on it, and takes the lock
--- over without another call. Lapsed entries at the head are dropped on the way. Returns true when
--- the lock was handed over; false (nothing changed) when no live waiter is queued, or the first
--- is `except`.
+-- waiter that died while queued holds the lock up no longer than that). Its entry goes, and the
+-- waiter is told (lib/pubsub.lua's notify_waiter: on its client's channel; on a Cluster on the
+-- lock's channel, where only that waiter acts on it); it takes the lock over without another
+-- call. Lapsed entries at the head are dropped on the way. Returns true when the lock was handed
+-- over; false (nothing changed) when no live waiter is queued, or the first is `except`.
 local function hand_to_first_waiter(released, channel, floor_key, floor_ttl, except)
   -- nobody queued (always so over Redlock): one call, without reading the clock
   if redis.call('EXISTS', KEYS[2]) == 0 then
@@ -25,6 +25,6 @@ local function hand_to_first_waiter(released, channel, floor_key, floor_ttl, exc
   redis.call('HSET', KEYS[1], 'o', head, 'c', 1, 't', token, 'h', holder)
   redis.call('PEXPIRE', KEYS[1], math.min(lease, deadline - now))
   leave_queue(head)
-  publish(channel, token .. ':' .. head)
+  notify_waiter(channel, head, token)
   return true
 end
