@@ -59,6 +59,8 @@ final class Acquisition implements ParkedWaiters.Waiter {
     private final OutageRetry outages;
     /** When the last attempt was sent (monotonic nanos). */
     private volatile long attemptStartNanos;
+    /** Queued in Redis: an attempt of it was refused and queued it (see {@link QueuePlace}). */
+    private volatile boolean queuedInRedis;
     /**
      * A release handed the lock to this waiter in Redis for less than its lease (its queue deadline
      * came first): the start of its last attempt, from which its lease is counted; else 0.
@@ -189,6 +191,7 @@ final class Acquisition implements ParkedWaiters.Waiter {
         }
         AcquireReply.Busy busy = (AcquireReply.Busy) reply;
         queue.refused(busy);
+        queuedInRedis = queue.isQueued();
         long remaining = deadlineNanos - context.ticker().nanoTime();
         if (cancelled || (!unbounded && remaining <= 0)) {
             finish(null);
@@ -286,6 +289,36 @@ final class Acquisition implements ParkedWaiters.Waiter {
     @Override
     public String waiterId() {
         return queue.waiterId();
+    }
+
+    @Override
+    public boolean isQueued() {
+        return queuedInRedis;
+    }
+
+    /**
+     * While this client has the lock it parks again; queued in Redis, it waits on for the message
+     * naming it (the messages since its last attempt included, see {@link ChannelWatch}); either
+     * way, a queued waiter asks again before its queue deadline. Otherwise it asks now.
+     */
+    @Override
+    public void handedToAnother() {
+        long remaining = deadlineNanos - context.ticker().nanoTime();
+        if (cancelled || (!unbounded && remaining <= 0)) {
+            attempt();
+            return;
+        }
+        long waitNanos = park.insteadOfAsking(deadlineNanos, unbounded);
+        if (queuedInRedis) {
+            long refreshNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(1, context.settings().waiterTimeout().toMillis() / 3));
+            long queuedWait = unbounded ? refreshNanos : Math.min(refreshNanos, remaining);
+            waitNanos = waitNanos > 0 ? Math.min(waitNanos, queuedWait) : queuedWait;
+        }
+        if (waitNanos > 0) {
+            waitForWake(waitNanos, true);
+        } else {
+            attempt();
+        }
     }
 
     /**

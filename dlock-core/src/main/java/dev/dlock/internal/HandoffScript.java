@@ -26,7 +26,7 @@ interface HandoffScript {
     enum Outcome {
         /** To the client's own parked waiter: {@link Reply#grant()} is its grant. */
         HANDED_TO_OWN_WAITER,
-        /** To the first queued waiter (of another client), which takes it over on the release message. */
+        /** To the first queued waiter (of another client, or of this one), which takes it over on its message. */
         HANDED_TO_QUEUED,
         /** Released for everyone: waiters that are not queued were subscribed. */
         RELEASED,
@@ -34,7 +34,10 @@ interface HandoffScript {
         NOT_OWNER
     }
 
-    /** handoff.lua's outcome, and the own waiter's grant when it was handed to it. */
-    record Reply(AcquireReply.Granted grant, Outcome outcome) {
+    /**
+     * handoff.lua's outcome: the own waiter's grant when it was handed to it; the queued waiter's
+     * id when it was handed to one (else "").
+     */
+    record Reply(AcquireReply.Granted grant, Outcome outcome, String queuedWaiter) {
     }
 }

@@ -123,15 +123,23 @@ final class LocalHandoff {
                         return null;
                     }
                     handedOver.remove(target.key());
-                    next.resume();
                     if (reply.outcome() == HandoffScript.Outcome.HANDED_TO_QUEUED) {
-                        // the lock left this client: its other parked waiters, which never asked
-                        // Redis, ask now and are queued behind the new holder
-                        ParkedWaiters.Waiter parked;
-                        while ((parked = parkedWaiters.claimFirst(target.key())) != null) {
-                            parked.resume();
+                        String client = hold.owner.substring(0, hold.owner.indexOf(':') + 1);
+                        if (reply.queuedWaiter().startsWith(client)) {
+                            // to a waiter of this client that was queued first: it stays here
+                            handedOver.put(target.key(), hold.validUntilNanos);
+                        } else {
+                            // the lock left this client: its parked waiters that never asked Redis
+                            // ask now and are queued behind the new holder; those queued wait on
+                            ParkedWaiters.Waiter parked;
+                            while ((parked = parkedWaiters.claimFirst(target.key(), waiter -> !waiter.isQueued())) != null) {
+                                parked.handedToAnother();
+                            }
                         }
+                        next.handedToAnother();
+                        return null;
                     }
+                    next.resume();
                     if (reply.outcome() == HandoffScript.Outcome.NOT_OWNER) {
                         losses.lost(hold, HoldLosses.NOT_OWNER_AT_RELEASE);
                         throw hold.lossOrNull();

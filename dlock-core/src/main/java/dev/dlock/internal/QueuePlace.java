@@ -38,6 +38,11 @@ final class QueuePlace {
         return ticket;
     }
 
+    /** Whether an attempt asked to be queued in Redis (and, once refused, was). */
+    boolean isQueued() {
+        return queued;
+    }
+
     /** Whether the acquisition has a place in a queue in Redis, where it must ask again before its deadline. */
     boolean inQueue() {
         return inQueue;

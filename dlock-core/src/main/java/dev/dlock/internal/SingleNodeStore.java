@@ -138,10 +138,14 @@ final class SingleNodeStore implements LockStore, HandoffScript {
                     if (code == 1) {
                         AcquireReply.Granted grant = new AcquireReply.Granted(Long.parseLong(String.valueOf(fields.get(1))), 1,
                                 validUntilNanos(startNanos, leaseMs));
-                        return new HandoffScript.Reply(grant, HandoffScript.Outcome.HANDED_TO_OWN_WAITER);
+                        return new HandoffScript.Reply(grant, HandoffScript.Outcome.HANDED_TO_OWN_WAITER, "");
                     }
-                    return new HandoffScript.Reply(null, code == 2 ? HandoffScript.Outcome.HANDED_TO_QUEUED
-                            : code == -1 ? HandoffScript.Outcome.NOT_OWNER : HandoffScript.Outcome.RELEASED);
+                    if (code == 2) {
+                        return new HandoffScript.Reply(null, HandoffScript.Outcome.HANDED_TO_QUEUED,
+                                String.valueOf(fields.get(1)));
+                    }
+                    return new HandoffScript.Reply(null, code == -1 ? HandoffScript.Outcome.NOT_OWNER
+                            : HandoffScript.Outcome.RELEASED, "");
                 });
     }
 

@@ -22,7 +22,7 @@
 --
 -- Returns  {1, token}  handed over to ARGV[4]: hold count 1, a fresh fencing token (a decimal
 --                      string) and lease ARGV[5]; nothing was published
---          {2}         handed to the first queued waiter, which was told (lib/next_waiter.lua)
+--          {2, waiter} handed to the first queued waiter, which was told (lib/next_waiter.lua)
 --          {0}         released for everyone: the hash is deleted, its token was published
 --          {-1}        the caller does not own the lock; nothing was changed
 --
@@ -39,8 +39,9 @@ if redis.call('HGET', KEYS[1], 'o') ~= ARGV[1] then
   return {-1}
 end
 local previous = redis.call('HGET', KEYS[1], 't')
+local head = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
 if hand_to_first_waiter(previous, ARGV[2], KEYS[4], ARGV[7], ARGV[8]) then
-  return {2}
+  return {2, head}
 end
 local subscribed = subscribers(ARGV[2])
 if subscribed - tonumber(ARGV[3]) > 0 and redis.call('EXISTS', KEYS[2]) == 0 then
