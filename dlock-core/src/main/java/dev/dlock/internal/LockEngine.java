@@ -38,6 +38,7 @@ public final class LockEngine implements AutoCloseable {
     private final WakeUps wakeUps;
     private final LocalHandoff handoff;
     private final Watchdog watchdog;
+    private final HandoverRenewal handoverRenewal;
     private final LockInspector inspector;
     private final Acquisition.Context acquireContext;
     /** The timers that declare explicit-lease holds lost when their lease ends. */
@@ -65,6 +66,7 @@ public final class LockEngine implements AutoCloseable {
         this.wakeUps = new WakeUps(store.nodes(), commandTimeoutMs);
         this.handoff = new LocalHandoff(store, wakeUps, holds, losses);
         this.watchdog = new Watchdog(store, ticker, losses, watchdogLeaseMs, settings.renewBatch());
+        this.handoverRenewal = new HandoverRenewal(store, ticker, losses, holds);
         this.inspector = new LockInspector(store, keyPrefix);
         this.acquireContext = new Acquisition.Context(store, wakeUps, handoff, identity, ticker, settings);
         listenForForcedReleases();
@@ -173,42 +175,11 @@ public final class LockEngine implements AutoCloseable {
         }
         long shortHandoverFrom = acquisition.shortHandoverFromNanos();
         if (shortHandoverFrom != 0) {
-            renewHandedOver(hold, shortHandoverFrom, renewed);
+            handoverRenewal.schedule(hold, shortHandoverFrom, renewed);
         }
         return hold;
     }
 
-    /**
-     * A lock a release handed to this client's queued waiter lasts in Redis no longer than that
-     * waiter's queue deadline, and is known valid for the waiter timeout when its lease is longer
-     * (see {@link Acquisition}): still held at half of that, it is renewed to its own lease (an
-     * explicit lease: to what is left of it, counted from {@code fromNanos}). A failed renewal is
-     * tried again at half of what is left; the watchdog or the lease's end takes over from there.
-     */
-    private void renewHandedOver(Hold hold, long fromNanos, boolean renewed) {
-        long leftNanos = hold.validUntilNanos - ticker.nanoTime();
-        ticker.schedule(() -> {
-            if (!holds.isRegistered(hold) || hold.isKnownInvalid()) {
-                return;
-            }
-            long sentNanos = ticker.nanoTime();
-            long leaseMs = renewed ? hold.leaseMs : hold.leaseMs - TimeUnit.NANOSECONDS.toMillis(sentNanos - fromNanos);
-            if (leaseMs <= 0) {
-                return;
-            }
-            store.renew(List.of(hold.snapshot()), leaseMs).whenComplete((outcomes, error) -> {
-                Renewal outcome = error != null ? Renewal.UNKNOWN : outcomes[0];
-                if (outcome == Renewal.RENEWED) {
-                    hold.validUntilNanos = Math.max(hold.validUntilNanos, store.validUntilNanos(sentNanos, leaseMs));
-                } else if (outcome == Renewal.GONE) {
-                    losses.lost(hold, "its key was gone or owned by another owner when it was renewed after the "
-                            + "handoff (lease expired or force-released)");
-                } else {
-                    renewHandedOver(hold, fromNanos, renewed);
-                }
-            });
-        }, Math.max(TimeUnit.MILLISECONDS.toNanos(1), leftNanos / 2), TimeUnit.NANOSECONDS);
-    }
 
     /**
      * An explicit lease is never renewed: when it runs out on this client's clock the hold is
