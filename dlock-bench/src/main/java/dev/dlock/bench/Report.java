@@ -99,7 +99,7 @@ final class Report {
         }
         md.append("\n## Reproduce\n\n```\n").append(COMMAND)
                 .append(network.relayed() ? " --rtt " + network.rtt().toNanos() / 1000 + "us" : "").append("\n```\n\n");
-        md.append("`--quick` runs a ~2 minute smoke test (2 rounds, short runs, 20,000 held locks); "
+        md.append("`--quick` runs a ~3 minute smoke test (2 rounds, short runs, 20,000 held locks); "
                 + "`--scenarios contended,parallel` runs only some; `--rounds N` changes the number of rounds; "
                 + "`--rtt 500us` adds a round trip between the contenders and the servers (a delaying relay). "
                 + "Needs `redis-server` on the PATH.\n\n");
