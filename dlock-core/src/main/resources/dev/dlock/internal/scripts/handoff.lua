@@ -39,12 +39,16 @@ if redis.call('HGET', KEYS[1], 'o') ~= ARGV[1] then
   return {-1}
 end
 local previous = redis.call('HGET', KEYS[1], 't')
-local head = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
-if hand_to_first_waiter(previous, ARGV[2], KEYS[4], ARGV[7], ARGV[8]) then
-  return {2, head}
+local queued = redis.call('EXISTS', KEYS[2]) == 1
+if queued then
+  local handed_to = hand_to_first_waiter(previous, ARGV[2], KEYS[4], ARGV[7], ARGV[8])
+  if handed_to then
+    return {2, handed_to}
+  end
+  -- the first is the caller's own waiter, or every entry had lapsed (and the queue is gone)
+  queued = redis.call('EXISTS', KEYS[2]) == 1
 end
-local subscribed = subscribers(ARGV[2])
-if subscribed - tonumber(ARGV[3]) > 0 and redis.call('EXISTS', KEYS[2]) == 0 then
+if not queued and subscribers(ARGV[2]) - tonumber(ARGV[3]) > 0 then
   -- waiters of other clients that are not queued: they get their chance, as on any release
   redis.call('DEL', KEYS[1])
   publish(ARGV[2], previous)
@@ -53,7 +57,7 @@ end
 local token = grant_token(previous, KEYS[4], ARGV[7])
 redis.call('HSET', KEYS[1], 'o', ARGV[4], 'c', 1, 't', token, 'h', ARGV[6])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
-if ARGV[8] ~= '' then
+if queued then
   leave_queue(ARGV[8])
 end
 return {1, token}

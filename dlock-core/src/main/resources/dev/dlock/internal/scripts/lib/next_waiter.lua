@@ -9,8 +9,8 @@
 -- waiter that died while queued holds the lock up no longer than that). Its entry goes, and the
 -- waiter is told (lib/pubsub.lua's notify_waiter: on its client's channel; on a Cluster on the
 -- lock's channel, where only that waiter acts on it); it takes the lock over without another
--- call. Lapsed entries at the head are dropped on the way. Returns true when the lock was handed
--- over; false (nothing changed) when no live waiter is queued, or the first is `except`.
+-- call. Lapsed entries at the head are dropped on the way. Returns the waiter's id when the lock
+-- was handed over; false (nothing changed) when no live waiter is queued, or the first is `except`.
 local function hand_to_first_waiter(released, channel, floor_key, floor_ttl, except)
   -- nobody queued (always so over Redlock): one call, without reading the clock
   if redis.call('EXISTS', KEYS[2]) == 0 then
@@ -26,5 +26,5 @@ local function hand_to_first_waiter(released, channel, floor_key, floor_ttl, exc
   redis.call('PEXPIRE', KEYS[1], math.min(lease, deadline - now))
   leave_queue(head)
   notify_waiter(channel, head, token)
-  return true
+  return head
 end
