@@ -1,6 +1,7 @@
 package dev.dlock.cli;
 
 import java.io.PrintWriter;
+import java.util.Collection;
 import picocli.CommandLine;
 
 /** Entry point of the {@code dlock} command. */
@@ -18,7 +19,7 @@ public final class Main {
         boolean verbose = Verbosity.requested(args);
         Verbosity.configureLogging(verbose);
         withoutFlightRecorderEvents();
-        return commandLine(verbose).execute(args);
+        return commandLine(verbose, DlockCommand.subcommandsFor(args)).execute(args);
     }
 
     /**
@@ -35,8 +36,12 @@ public final class Main {
         }
     }
 
-    static CommandLine commandLine(boolean verbose) {
+    /** @param subcommands the subcommands to build ({@link DlockCommand#subcommandsFor}) */
+    static CommandLine commandLine(boolean verbose, Collection<Class<?>> subcommands) {
         CommandLine cli = new CommandLine(new DlockCommand());
+        for (Class<?> subcommand : subcommands) {
+            cli.addSubcommand(subcommand);
+        }
         // "--wait -5s" must reach the duration parser (which names the value), not read as a flag
         cli.setAllowOptionsAsOptionParameters(true);
         cli.setCaseInsensitiveEnumValuesAllowed(true);
