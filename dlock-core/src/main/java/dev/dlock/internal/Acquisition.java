@@ -3,7 +3,6 @@ package dev.dlock.internal;
 import dev.dlock.LockLostException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The acquire loop, shared by every blocking and async entry point and by every {@link LockKind}:
@@ -59,13 +58,6 @@ final class Acquisition implements ParkedWaiters.Waiter {
     private final OutageRetry outages;
     /** When the last attempt was sent (monotonic nanos). */
     private volatile long attemptStartNanos;
-    /** Queued in Redis: an attempt of it was refused and queued it (see {@link QueuePlace}). */
-    private volatile boolean queuedInRedis;
-    /**
-     * A release handed the lock to this waiter in Redis for less than its lease (its queue deadline
-     * came first): the start of its last attempt, from which its lease is counted; else 0.
-     */
-    private volatile long shortHandoverFromNanos;
 
     /**
      * @param owner         for a re-entry the hold's owner id; else a prefix to which each attempt
@@ -191,7 +183,6 @@ final class Acquisition implements ParkedWaiters.Waiter {
         }
         AcquireReply.Busy busy = (AcquireReply.Busy) reply;
         queue.refused(busy);
-        queuedInRedis = queue.isQueued();
         long remaining = deadlineNanos - context.ticker().nanoTime();
         if (cancelled || (!unbounded && remaining <= 0)) {
             finish(null);
@@ -293,7 +284,7 @@ final class Acquisition implements ParkedWaiters.Waiter {
 
     @Override
     public boolean isQueued() {
-        return queuedInRedis;
+        return queue.isQueuedInRedis();
     }
 
     /**
@@ -309,9 +300,8 @@ final class Acquisition implements ParkedWaiters.Waiter {
             return;
         }
         long waitNanos = park.insteadOfAsking(deadlineNanos, unbounded);
-        if (queuedInRedis) {
-            long refreshNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(1, context.settings().waiterTimeout().toMillis() / 3));
-            long queuedWait = unbounded ? refreshNanos : Math.min(refreshNanos, remaining);
+        if (queue.isQueuedInRedis()) {
+            long queuedWait = unbounded ? queue.refreshNanos() : Math.min(queue.refreshNanos(), remaining);
             waitNanos = waitNanos > 0 ? Math.min(waitNanos, queuedWait) : queuedWait;
         }
         if (waitNanos > 0) {
@@ -321,28 +311,15 @@ final class Acquisition implements ParkedWaiters.Waiter {
         }
     }
 
-    /**
-     * A release handed the lock to this queued waiter and named it in its message: the lock is
-     * this waiter's under its waiter id, with the token of the message. Its last attempt was
-     * refused before the handoff (had it come after, it would have been granted), so the lease is
-     * counted from that attempt's start; Redis keeps it for the waiter's lease or until its queue
-     * deadline, whichever is first, which is never shorter than its lease or the waiter timeout
-     * counted from that start. When that is shorter than its lease, {@link LockEngine#register}
-     * renews it early.
-     */
+    /** A release handed the lock to this queued waiter and named it: see {@link QueuePlace#handedOver}. */
     private void takeOver(long token) {
-        long from = attemptStartNanos;
         owner = queue.waiterId();
-        queue.handedOver();
-        long waiterTimeoutMs = context.settings().waiterTimeout().toMillis();
-        shortHandoverFromNanos = leaseMs > waiterTimeoutMs ? from : 0;
-        long knownMs = Math.min(leaseMs, waiterTimeoutMs);
-        finish(new AcquireReply.Granted(token, 1, from + TimeUnit.MILLISECONDS.toNanos(knownMs)));
+        finish(queue.handedOver(token, attemptStartNanos, leaseMs));
     }
 
-    /** See {@link #shortHandoverFromNanos}. */
+    /** See {@link QueuePlace#shortHandoverFromNanos()}. */
     long shortHandoverFromNanos() {
-        return shortHandoverFromNanos;
+        return queue.shortHandoverFromNanos();
     }
 
     private void finish(AcquireReply.Granted grant) {
