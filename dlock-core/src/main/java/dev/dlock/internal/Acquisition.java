@@ -334,6 +334,11 @@ final class Acquisition implements ParkedWaiters.Waiter {
         }
         leaveChannel();
         if (grant == null) {
+            if (queue.isQueuedInRedis()) {
+                // a release of this client may have just named it (leave.lua passes the lock on):
+                // this client's other waiters must not go on taking the lock for held here
+                context.handoff().dropped(target.key());
+            }
             queue.leaveThen(() -> result.complete(null));
             return;
         }
