@@ -14,7 +14,7 @@
 -- ARGV[4]  "1" when the caller believes it holds the lock already (re-entry), else "0"
 -- ARGV[5]  how long the token floor lives after this grant, in ms (with KEYS[4])
 -- ARGV[6]  the caller's waiter id, the same for all attempts of one acquisition; "" where waiters
---          are not queued (Redlock, replica acknowledgements)
+--          are not queued (Redlock, replica acknowledgements: the queue is not consulted)
 -- ARGV[7]  waiter timeout in ms: a queued waiter that does not ask again within it is dropped
 -- ARGV[8]  "1" when the caller waits if refused (it is queued), "0" for a single try
 --
@@ -72,7 +72,7 @@ if redis.call('HLEN', KEYS[1]) > 0 then
   -- still ours from an attempt whose reply the caller never saw: a fresh hold all the same
   previous = redis.call('HGET', KEYS[1], 't')
   was_queued = waiter ~= ''
-elseif redis.call('EXISTS', KEYS[2]) == 1 then
+elseif waiter ~= '' and redis.call('EXISTS', KEYS[2]) == 1 then
   local head, head_deadline = live_head(server_now())
   if head and head ~= waiter then
     queue_if_waiting()
