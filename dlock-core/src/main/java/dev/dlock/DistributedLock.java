@@ -48,10 +48,10 @@ import java.util.concurrent.locks.Lock;
  *
  * <h2>Waiting</h2>
  * Waiters are woken by a pub/sub message when the lock is released, and retry at the latest when
- * the holder's lease ends, so a lost message costs at most one lease. Nothing polls, except that a
- * fair lock's waiters and a waiting writer also ask every third of the
- * {@linkplain LockClientBuilder#waiterTimeout(Duration) waiter timeout}, so that Redis knows they
- * still live and keeps their place.
+ * the holder's lease ends, so a lost message costs at most one lease. Nothing polls, except that
+ * queued waiters (a fair lock's, a waiting writer, a plain lock's on one Redis) also ask every
+ * third of the {@linkplain LockClientBuilder#waiterTimeout(Duration) waiter timeout}, so that Redis
+ * knows they still live and keeps their place.
  *
  * <h2>Failures</h2>
  * "The lock is busy" is {@code false}; "Redis did not answer" is {@link LockBackendException}.

@@ -53,7 +53,7 @@ public final class LockClient implements AutoCloseable {
     public static final Duration MIN_WATCHDOG_LEASE = Settings.MIN_WATCHDOG_LEASE;
     /**
      * How long a queued waiter keeps its place without asking again (fair lock; a writer's
-     * waiting mark on a read-write lock), unless the command timeout asks for more (see
+     * waiting mark on a read-write lock; the plain lock on one Redis), unless the command timeout asks for more (see
      * {@link LockClientBuilder#waiterTimeout(Duration)}). Waiters ask every third of it while they wait, so
      * only a dead or frozen waiter loses its place; it then holds up the queue for at most this long.
      */
@@ -101,6 +101,14 @@ public final class LockClient implements AutoCloseable {
     /**
      * The lock of this name. Cheap: no Redis call; lock objects of one name share their holds.
      * Also answers on a closed client; acquiring the lock then throws {@link IllegalStateException}.
+     *
+     * <p>Order: on one Redis (standalone, Sentinel or Cluster, without
+     * {@link LockClientBuilder#replicaAcks replicaAcks}) waiters of every client are queued in
+     * Redis from their first refused attempt, and a release hands the lock to the first of them
+     * and tells only that one; a client's own threads get it in between only while no waiter of
+     * another client is queued. A waiter whose process died holds the others up for at most the
+     * {@linkplain LockClientBuilder#waiterTimeout(Duration) waiter timeout}. Over Redlock and with
+     * {@code replicaAcks}, every release wakes the waiters and they race for the lock.
      *
      * @param name the lock's name, shared by every client that means the same lock
      * @return the reentrant lock of this name

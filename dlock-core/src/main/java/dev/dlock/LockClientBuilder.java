@@ -220,7 +220,8 @@ public final class LockClientBuilder {
     /**
      * How long a queued waiter keeps its place without asking again (between
      * {@link LockClient#MIN_WAITER_TIMEOUT} and {@link LockClient#MAX_WAITER_TIMEOUT}): a
-     * fair lock's waiter, or a writer's waiting mark on a read-write lock. Live waiters ask
+     * fair lock's waiter, a writer's waiting mark on a read-write lock, or, on one Redis, a plain
+     * lock's waiter (see {@link LockClient#getLock(String)}). Live waiters ask
      * every third of it, so this bounds how long a waiter whose process died holds up the
      * others. Must exceed 1.5 × the command timeout, so that a waiter's refresh that Redis
      * answers within the command timeout always arrives in time. Default: 5 s, or twice the

@@ -296,7 +296,8 @@ class ClusterTest {
             try {
                 for (RedisServer master : masters) {
                     String key = key(names.get(master));
-                    node.eval(LuaScript.ACQUIRE, new String[] {key}, "owner", "30000", "holder", "0").get(5, TimeUnit.SECONDS);
+                    node.eval(LuaScript.ACQUIRE, new String[] {key, key + ":queue", key + ":waiters"}, "owner", "30000",
+                            "holder", "0", "0", "", "0", "0").get(5, TimeUnit.SECONDS);
                     long acks = node.waitForReplicas(key, 1, Duration.ofMillis(300)).get(5, TimeUnit.SECONDS);
                     assertThat(acks).as("replicas acknowledging the write on " + master).isEqualTo(master == stalled ? 0 : 1);
                     node.eval(LuaScript.FORCE_RELEASE, new String[] {key}, channel(names.get(master)), "0").get(5, TimeUnit.SECONDS);

@@ -21,8 +21,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A release by a client with waiters of its own parked on the lock hands it to the first of them
- * in the release script (handoff.lua), unless waiters of other clients are subscribed: then it is
- * released for everyone, as any release is.
+ * in the release script (handoff.lua), unless a waiter of another client is queued ahead of them
+ * ({@link ClientHandoffTest}), or, with none queued, waiters that are not queued are subscribed:
+ * then it is released for everyone, as any release is.
  */
 class LocalHandoffTest {
 
@@ -124,7 +125,7 @@ class LocalHandoffTest {
     }
 
     @Test
-    void waitersOfOtherClientsAreNotPassedOverTheReleaseIsForEveryone() throws Exception {
+    void theFirstQueuedWaiterIsServedFirstAndWaitersThatAreNotQueuedHearTheNextPlainRelease() throws Exception {
         RedisServer server = servers.server();
         DistributedLock lock = servers.newClient().getLock("shared");
         String channel = "dlock:{shared}:released";
@@ -138,7 +139,7 @@ class LocalHandoffTest {
                 published.add(message);
             }
         });
-        // another client waiting on the lock, as far as Redis can tell
+        // another client waiting on the lock, as far as Redis can tell, but not queued
         otherClient.sync().subscribe(channel);
 
         lock.lock();
@@ -154,13 +155,14 @@ class LocalHandoffTest {
                 lock.unlock();
             }
         });
-        // tried, subscribed, tried again: parked
+        // tried (and queued), subscribed, tried again: parked, first in the queue
         await().atMost(Duration.ofSeconds(10)).until(() -> CommandStats.scriptCalls(server) >= base + 2);
         lock.unlock();
 
+        long ownToken = ownWaiter.get(10, TimeUnit.SECONDS);
+        assertThat(ownToken).isGreaterThan(holderToken);
         assertThat(published.poll(10, TimeUnit.SECONDS))
-                .as("the release was published for the other client's waiter")
-                .isEqualTo(Long.toString(holderToken));
-        assertThat(ownWaiter.get(10, TimeUnit.SECONDS)).isGreaterThan(holderToken);
+                .as("the handoff to the queued waiter published nothing; its release, with nobody queued, did")
+                .isEqualTo(Long.toString(ownToken));
     }
 }

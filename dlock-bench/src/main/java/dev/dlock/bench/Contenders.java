@@ -30,7 +30,11 @@ public enum Contenders {
     /** A permit of dlock's semaphore ({@code LockClient.getSemaphore}) of {@link Main#SEMAPHORE_PERMITS} permits. */
     DLOCK_SEMAPHORE("dlock semaphore", DlockContenders::semaphore),
     /** A permit of Redisson's RPermitExpirableSemaphore of {@link Main#SEMAPHORE_PERMITS} permits, with a lease. */
-    REDISSON_SEMAPHORE("Redisson semaphore", RedissonContenders::semaphore);
+    REDISSON_SEMAPHORE("Redisson semaphore", RedissonContenders::semaphore),
+    /** The dlock command's jar run as {@code java -jar}, with no JVM option ({@link CliStartup}). */
+    CLI_JAR("java -jar", Contenders::processOnly),
+    /** The same jar through the {@code ./dlock} launcher ({@link CliStartup}). */
+    CLI_LAUNCHER("./dlock", Contenders::processOnly);
 
     private final String label;
     private final Contender.Factory factory;
@@ -49,7 +53,12 @@ public enum Contenders {
      * the report can show the reason instead of a figure.
      */
     public Optional<String> unavailableReason() {
-        return Optional.empty();
+        return this == CLI_JAR || this == CLI_LAUNCHER ? CliStartup.unavailableReason() : Optional.empty();
+    }
+
+    /** The CLI runs as a child process per measurement ({@link CliStartup}): there is no client to open. */
+    private static Contender processOnly(List<String> uris, Contender.Settings settings) {
+        throw new Unavailable("the command line runs as a process of its own, not as a client in this one");
     }
 
     /** Connects; throws {@link Unavailable} when this build has no such contender. */

@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntFunction;
 
@@ -17,9 +16,9 @@ import java.util.function.IntFunction;
  */
 final class LoadScenarios {
 
-    private static final int WARMUP = 0;
-    private static final int MEASURE = 1;
-    private static final int STOP = 2;
+    private static final int WARMUP = ContendedArena.WARMUP;
+    private static final int MEASURE = ContendedArena.MEASURE;
+    private static final int STOP = ContendedArena.STOP;
 
     private LoadScenarios() {
     }
@@ -61,15 +60,10 @@ final class LoadScenarios {
         return result;
     }
 
-    /** The previous holder's thread and when it called unlock. */
-    private record Release(int thread, long nanos) {
-    }
-
     /**
      * {@code threads} threads on one lock with an empty critical section. Each acquisition records
      * its wait (lock call to return) and the handoff gap (previous holder's unlock call to this
-     * return); an atomic counter of threads inside the critical section detects exclusion
-     * violations.
+     * return); a counter of threads inside the critical section detects exclusion violations.
      *
      * @param lockOf thread {@code i}'s handle on the one lock, asked once per thread before the
      *               threads start: from one contender (one client), or from several clients of the
@@ -86,92 +80,73 @@ final class LoadScenarios {
      */
     static Map<Metric, Double> contended(IntFunction<BenchLock> lockOf, int threads, int holders, Duration warmup,
                                          Duration measure) {
-        AtomicInteger phase = new AtomicInteger(WARMUP);
-        AtomicInteger inside = new AtomicInteger();
-        AtomicLong violations = new AtomicLong();
-        AtomicReference<Release> lastRelease = new AtomicReference<>();
+        ContendedArena arena = ContendedArena.inProcess();
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        List<Samples> waits = new ArrayList<>();
-        List<Samples> gaps = new ArrayList<>();
-        long[] acquisitions = new long[threads];
-        long[] sameThread = new long[threads];
+        List<ContendedTally> tallies = new ArrayList<>();
         List<Thread> workers = new ArrayList<>();
         for (int i = 0; i < threads; i++) {
-            int me = i;
-            Samples myWaits = new Samples();
-            Samples myGaps = new Samples();
-            waits.add(myWaits);
-            gaps.add(myGaps);
-            BenchLock lock = lockOf.apply(i);
-            workers.add(new Thread(() -> {
-                try {
-                    int current;
-                    while ((current = phase.get()) != STOP) {
-                        long start = System.nanoTime();
-                        lock.lock();
-                        long acquired = System.nanoTime();
-                        if (inside.incrementAndGet() > holders) {
-                            violations.incrementAndGet();
-                        }
-                        Release previous = lastRelease.get();
-                        if (current == MEASURE) {
-                            acquisitions[me]++;
-                            myWaits.add(acquired - start);
-                            if (previous != null) {
-                                myGaps.add(acquired - previous.nanos());
-                                if (previous.thread() == me) {
-                                    sameThread[me]++;
-                                }
-                            }
-                        }
-                        inside.decrementAndGet();
-                        lastRelease.set(new Release(me, System.nanoTime()));
-                        lock.unlock();
-                    }
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                    phase.set(STOP);
+            ContendedTally tally = new ContendedTally(i);
+            tallies.add(tally);
+            workers.add(contendedWorker(lockOf.apply(i), holders, arena, tally, failure));
+        }
+        long measuredNanos = drive(workers, arena::setPhase, warmup, measure, failure);
+        return ContendedTally.figures(tallies, measuredNanos, arena.violations());
+    }
+
+    /**
+     * One thread of a contended run: lock, check exclusion (at most {@code holders} inside), record,
+     * unlock, until the arena says stop; a failure is kept and stops the run.
+     */
+    static Thread contendedWorker(BenchLock lock, int holders, ContendedArena arena, ContendedTally tally,
+                                  AtomicReference<Throwable> failure) {
+        return new Thread(() -> {
+            try {
+                int current;
+                while ((current = arena.phase()) == ContendedArena.STARTING) {
+                    Thread.sleep(1);
                 }
-            }, "contended-" + i));
-        }
-        long measuredNanos = drive(workers, phase, warmup, measure, failure);
-        long total = 0;
-        long min = Long.MAX_VALUE;
-        long max = 0;
-        double sumSquares = 0;
-        long same = 0;
-        for (int i = 0; i < threads; i++) {
-            total += acquisitions[i];
-            min = Math.min(min, acquisitions[i]);
-            max = Math.max(max, acquisitions[i]);
-            sumSquares += (double) acquisitions[i] * acquisitions[i];
-            same += sameThread[i];
-        }
-        long[] sortedWaits = Samples.sorted(waits);
-        long[] sortedGaps = Samples.sorted(gaps);
-        Map<Metric, Double> result = new EnumMap<>(Metric.class);
-        result.put(Metric.ACQUISITIONS, total * 1e9 / measuredNanos);
-        result.put(Metric.THREAD_MIN, (double) min);
-        result.put(Metric.THREAD_MAX, (double) max);
-        result.put(Metric.JAIN, sumSquares == 0 ? 0 : (double) total * total / (threads * sumSquares));
-        result.put(Metric.WAIT_P50, Samples.percentileMicros(sortedWaits, 50));
-        result.put(Metric.WAIT_P99, Samples.percentileMicros(sortedWaits, 99));
-        result.put(Metric.HANDOFF_P50, Samples.percentileMicros(sortedGaps, 50));
-        result.put(Metric.HANDOFF_P99, Samples.percentileMicros(sortedGaps, 99));
-        result.put(Metric.SAME_THREAD, sortedGaps.length == 0 ? 0 : 100.0 * same / sortedGaps.length);
-        result.put(Metric.VIOLATIONS, (double) violations.get());
-        return result;
+                while ((current = arena.phase()) != ContendedArena.STOP) {
+                    long start = System.nanoTime();
+                    lock.lock();
+                    long acquired = System.nanoTime();
+                    if (arena.enter() > holders) {
+                        arena.violation();
+                    }
+                    if (current == ContendedArena.MEASURE) {
+                        tally.acquired(start, acquired, arena.lastReleaseThread(), arena.lastReleaseNanos());
+                    }
+                    arena.leave();
+                    arena.released(tally.thread(), System.nanoTime());
+                    lock.unlock();
+                }
+            } catch (Throwable e) {
+                failure.compareAndSet(null, e);
+                arena.setPhase(ContendedArena.STOP);
+            }
+        }, "contended-" + tally.thread());
+    }
+
+    /** Where {@link #drive} announces the phases. */
+    interface Phases {
+        void set(int phase);
     }
 
     /** Starts the workers, warms up, measures, stops them; returns the measured nanoseconds. */
     private static long drive(List<Thread> workers, AtomicInteger phase, Duration warmup, Duration measure,
                               AtomicReference<Throwable> failure) {
+        return drive(workers, phase::set, warmup, measure, failure);
+    }
+
+    private static long drive(List<Thread> workers, Phases phases, Duration warmup, Duration measure,
+                              AtomicReference<Throwable> failure) {
         workers.forEach(Thread::start);
         sleep(warmup);
         long start = System.nanoTime();
-        phase.compareAndSet(WARMUP, MEASURE);
+        if (failure.get() == null) {
+            phases.set(MEASURE);
+        }
         sleep(measure);
-        phase.set(STOP);
+        phases.set(STOP);
         long measured = System.nanoTime() - start;
         for (Thread worker : workers) {
             try {

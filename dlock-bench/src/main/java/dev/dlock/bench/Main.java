@@ -27,8 +27,11 @@ import org.openjdk.jmh.util.Statistics;
  * {@code docs/benchmarks.md}.
  *
  * <pre>
- * java -jar dlock-bench/target/dlock-bench.jar [--quick] [--rounds N] [--scenarios a,b,...] [--out FILE]
+ * java -jar dlock-bench/target/dlock-bench.jar [--quick] [--rounds N] [--scenarios a,b,...] [--rtt 500us] [--out FILE]
  * </pre>
+ *
+ * <p>{@code --rtt} puts a {@link DelayRelay} between every contender and every redis-server, adding
+ * that round trip (half each way), so that the figures reflect a network instead of loopback.
  */
 public final class Main {
 
@@ -36,7 +39,7 @@ public final class Main {
     record Plan(String name, int rounds, int jmhWarmups, Duration jmhWarmup, int jmhIterations, Duration jmhIteration,
                 Duration loadWarmup, Duration loadMeasure, int heldLocks, Duration hold, long heldLeaseMs) {
 
-        /** About 8-9 minutes on 2 cores: 4 rounds of ~100 s, then many-held once (~60 s). */
+        /** About 11-12 minutes on 2 cores: 4 rounds of ~160 s, then many-held once (~60 s). */
         static final Plan DEFAULT = new Plan("default", 4, 3, Duration.ofSeconds(1), 3, Duration.ofSeconds(1),
                 Duration.ofSeconds(2), Duration.ofSeconds(4), 100_000, Duration.ofSeconds(10), 4_500);
         /** About 2 minutes: a smoke test of the harness, too short for figures worth quoting. */
@@ -51,6 +54,15 @@ public final class Main {
             return loadMeasure.dividedBy(2);
         }
 
+        /**
+         * The warm-up of the contended-processes scenario: three times {@link #loadWarmup}, since
+         * its four fresh JVMs compile the same code each, on the same cores (with the plain
+         * warm-up, the measured seconds still included much of their JIT work).
+         */
+        Duration processesWarmup() {
+            return loadWarmup.multipliedBy(3);
+        }
+
         Plan withRounds(int n) {
             return new Plan(name, n, jmhWarmups, jmhWarmup, jmhIterations, jmhIteration, loadWarmup, loadMeasure,
                     heldLocks, hold, heldLeaseMs);
@@ -63,6 +75,9 @@ public final class Main {
     static final int CONTENDED_CLIENTS = 4;
     /** Permits of the semaphore scenario's semaphore. */
     static final int SEMAPHORE_PERMITS = 4;
+    /** JVMs and threads in each of the contended-processes scenario: {@link #CONTENDED_THREADS} in all. */
+    static final int CONTENDED_PROCESSES = 4;
+    static final int THREADS_PER_PROCESS = CONTENDED_THREADS / CONTENDED_PROCESSES;
     static final int HELD_THREADS = 16;
     static final int REDLOCK_SERVERS = 5;
 
@@ -73,6 +88,7 @@ public final class Main {
         Plan plan = Plan.DEFAULT;
         Set<Scenario> scenarios = EnumSet.allOf(Scenario.class);
         Path out = Path.of("docs", "benchmarks.md");
+        Duration rtt = Duration.ZERO;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick" -> plan = Plan.QUICK.withRounds(plan == Plan.DEFAULT ? Plan.QUICK.rounds() : plan.rounds());
@@ -84,6 +100,7 @@ public final class Main {
                     }
                 }
                 case "--out" -> out = Path.of(args[++i]);
+                case "--rtt" -> rtt = DelayRelay.parseRoundTrip(args[++i]);
                 case "--help", "-h" -> {
                     System.out.println(usage());
                     return;
@@ -91,19 +108,19 @@ public final class Main {
                 default -> throw new IllegalArgumentException("unknown argument '" + args[i] + "'; try --help");
             }
         }
-        System.exit(run(plan, scenarios, out));
+        System.exit(run(plan, scenarios, out, rtt));
     }
 
     static String usage() {
         return "usage: java -jar dlock-bench.jar [--quick] [--rounds N] [--scenarios " + Scenario.ids()
-                + "] [--out docs/benchmarks.md]";
+                + "] [--rtt 500us] [--out docs/benchmarks.md]";
     }
 
-    static int run(Plan plan, Set<Scenario> scenarios, Path out) throws Exception {
+    static int run(Plan plan, Set<Scenario> scenarios, Path out, Duration rtt) throws Exception {
         Instant started = Instant.now();
         long startNanos = System.nanoTime();
         List<RedisServer> redlockServers = new ArrayList<>();
-        try (RedisServer single = RedisServer.start()) {
+        try (RedisServer single = RedisServer.start(); Network network = new Network(rtt)) {
             if (scenarios.contains(Scenario.REDLOCK)) {
                 for (int i = 0; i < REDLOCK_SERVERS; i++) {
                     redlockServers.add(RedisServer.start());
@@ -115,10 +132,14 @@ public final class Main {
             String redisVersion = redisVersion(single);
             log("redis-server %s on %s; redlock on %s", redisVersion, single.uri(),
                     redlockServers.stream().map(RedisServer::uri).toList());
+            Network.Facts networkFacts = network.measure(single);
+            log("contenders connect to %s; PING p50 %.0f µs, p99 %.0f µs%s", network.uriOf(single),
+                    networkFacts.pingP50Micros(), networkFacts.pingP99Micros(),
+                    rtt.isZero() ? "" : " (through a relay adding " + rtt.toNanos() / 1000 + " µs)");
             Machine.CpuSnapshot cpuStart = Machine.CpuSnapshot.take(pids);
             double loadBefore = Machine.loadAverage();
             Results results = new Results(plan.rounds());
-            Runs runs = new Runs(plan, results, single, redlockServers);
+            Runs runs = new Runs(plan, results, single, redlockServers, network);
             for (int round = 0; round < plan.rounds(); round++) {
                 for (Scenario scenario : scenarios) {
                     if (scenario == Scenario.MANY_HELD) {
@@ -137,7 +158,7 @@ public final class Main {
             double otherCores = Machine.CpuSnapshot.take(pids).otherCoresSince(cpuStart);
             Duration took = Duration.ofNanos(System.nanoTime() - startNanos);
             Report.Facts facts = new Report.Facts(started, took, plan, redisVersion, loadBefore,
-                    Machine.loadAverage(), otherCores);
+                    Machine.loadAverage(), otherCores, networkFacts);
             Report report = new Report(results, facts, scenarios);
             report.write(out);
             System.out.println(report.summary());
@@ -177,12 +198,14 @@ public final class Main {
         private final Results results;
         private final RedisServer single;
         private final List<RedisServer> redlock;
+        private final Network network;
 
-        Runs(Plan plan, Results results, RedisServer single, List<RedisServer> redlock) {
+        Runs(Plan plan, Results results, RedisServer single, List<RedisServer> redlock, Network network) {
             this.plan = plan;
             this.results = results;
             this.single = single;
             this.redlock = redlock;
+            this.network = network;
         }
 
         void run(Scenario scenario, Contenders contender, int round) {
@@ -193,7 +216,7 @@ public final class Main {
             }
             List<RedisServer> servers = scenario == Scenario.REDLOCK ? redlock : List.of(single);
             servers.forEach(RedisServer::flushAll);
-            List<String> uris = servers.stream().map(RedisServer::uri).toList();
+            List<String> uris = servers.stream().map(network::uriOf).toList();
             long start = System.nanoTime();
             try {
                 Map<Metric, Double> figures = switch (scenario) {
@@ -206,7 +229,10 @@ public final class Main {
                     case FAIR -> inProcess(contender, uris, Contender.Settings.DEFAULTS, 1,
                             open -> contended(open, "bench:" + scenario.id, plan.sideMeasure()));
                     case CONTENDED_CLIENTS -> inProcess(contender, uris, Contender.Settings.DEFAULTS,
-                            CONTENDED_CLIENTS, open -> contended(open, "bench:" + scenario.id, plan.sideMeasure()));
+                            CONTENDED_CLIENTS, open -> contended(open, "bench:" + scenario.id, plan.loadMeasure()));
+                    case CONTENDED_PROCESSES -> ContendedProcesses.run(contender, uris, "bench:" + scenario.id,
+                            CONTENDED_PROCESSES, THREADS_PER_PROCESS, plan.processesWarmup(), plan.loadMeasure());
+                    case CLI_STARTUP -> CliStartup.run(contender, uris.get(0));
                     case SEMAPHORE -> inProcess(contender, uris, Contender.Settings.DEFAULTS, 1,
                             open -> LoadScenarios.contended(i -> open.get(0).lock("bench:" + scenario.id),
                                     CONTENDED_THREADS, SEMAPHORE_PERMITS, plan.loadWarmup(), plan.sideMeasure()));

@@ -66,9 +66,9 @@ final class ManyHeldScenario {
                 long acquireNanos = System.nanoTime() - start;
                 long heapHeld = usedHeapAfterGc();
                 long redisHeld = usedMemory(server);
-                long keysHeld = dbSize(server);
+                long keysHeld = heldKeys(server, contender);
                 long minPttl = sampleLeases(contender, connection.async(), count, hold);
-                long keysAfter = dbSize(server);
+                long keysAfter = heldKeys(server, contender);
                 barrier.await();
                 barrier.await();
                 Map<Metric, Double> result = new EnumMap<>(Metric.class);
@@ -120,8 +120,13 @@ final class ManyHeldScenario {
         throw new IllegalStateException("INFO memory has no used_memory line: " + info);
     }
 
-    static long dbSize(RedisServer server) {
-        return ((Number) server.command("DBSIZE")).longValue();
+    /**
+     * How many keys of held locks the server has: the keys of the contender's locks named
+     * {@link #heldName}, not the library's other keys (dlock's token floor).
+     */
+    static long heldKeys(RedisServer server, Contender contender) {
+        String pattern = contender.keyOf(heldName(0)).replace("0", "*").replace("{", "\\{").replace("}", "\\}");
+        return ((Number) server.command("EVAL", "return #redis.call('KEYS', ARGV[1])", "0", pattern)).longValue();
     }
 
     private static long usedHeapAfterGc() {

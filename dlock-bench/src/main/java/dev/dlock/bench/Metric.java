@@ -20,7 +20,10 @@ enum Metric {
     REDIS_BYTES("Redis memory", "B/lock", 0),
     HEAP_BYTES("client heap", "B/lock", 0),
     MIN_LEASE_LEFT("lowest lease left", "ms", 0),
-    LOST("locks lost", "", 0);
+    LOST("locks lost", "", 0),
+    WALL_P50("wall time p50", "ms", 0),
+    WALL_MIN("wall time min", "ms", 0),
+    WALL_MAX("wall time max", "ms", 0);
 
     final String title;
     final String unit;

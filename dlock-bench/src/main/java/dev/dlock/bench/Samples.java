@@ -19,6 +19,10 @@ final class Samples {
         return size;
     }
 
+    long get(int index) {
+        return values[index];
+    }
+
     /** All samples of all parts, sorted. */
     static long[] sorted(Iterable<Samples> parts) {
         int total = 0;

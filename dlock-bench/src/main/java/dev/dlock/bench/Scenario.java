@@ -21,6 +21,10 @@ enum Scenario {
     CONTENDED_CLIENTS("contended-clients", "16 threads spread round-robin over " + Main.CONTENDED_CLIENTS
             + " clients of the library, 1 key, empty critical section",
             List.of(Contenders.DLOCK, Contenders.REDISSON), Metrics.CONTENDED),
+    /** The contended load with the waiters in separate JVMs, one client each ({@link ContendedProcesses}). */
+    CONTENDED_PROCESSES("contended-processes", Main.CONTENDED_PROCESSES + " JVMs of " + Main.THREADS_PER_PROCESS
+            + " threads (one client each), started by the run, 1 key, empty critical section",
+            List.of(Contenders.DLOCK, Contenders.REDISSON), Metrics.CONTENDED),
     REDLOCK("redlock", "1 thread, 5 servers, acquire+release pairs (JMH, sample mode)",
             List.of(Contenders.QUORUM_FLOOR, Contenders.DLOCK_REDLOCK, Contenders.REDISSON_REDLOCK),
             List.of(Metric.OPS, Metric.P50, Metric.P99, Metric.P999)),
@@ -32,7 +36,12 @@ enum Scenario {
                     Metric.WAIT_P99, Metric.VIOLATIONS)),
     MANY_HELD("many-held", "locks held at once by one client (16 threads), renewed by the watchdog",
             List.of(Contenders.DLOCK, Contenders.REDISSON),
-            List.of(Metric.ACQUIRE_RATE, Metric.REDIS_BYTES, Metric.HEAP_BYTES, Metric.MIN_LEASE_LEFT, Metric.LOST));
+            List.of(Metric.ACQUIRE_RATE, Metric.REDIS_BYTES, Metric.HEAP_BYTES, Metric.MIN_LEASE_LEFT, Metric.LOST)),
+    /** The dlock command's start-up: one short command, from process start to exit ({@link CliStartup}). */
+    CLI_STARTUP("cli-startup", "`dlock status NAME` on a free lock, process start to exit, median of "
+            + CliStartup.RUNS + " runs per round",
+            List.of(Contenders.CLI_JAR, Contenders.CLI_LAUNCHER),
+            List.of(Metric.WALL_P50, Metric.WALL_MIN, Metric.WALL_MAX));
 
     final String id;
     final String description;

@@ -98,7 +98,7 @@ class BenchToolTest {
     }
 
     @Test
-    void theFairScenarioIsComparedWithRedissonsFairLockAndHasNoTargets() {
+    void theFairScenarioIsComparedWithRedissonsFairLockAndHasNoTargetsWhileTheOtherContendedOnesHaveThem() {
         assertThat(Report.redissonOf(Scenario.FAIR)).isEqualTo(Contenders.REDISSON_FAIR);
         assertThat(Report.redissonOf(Scenario.CONTENDED_CLIENTS)).isEqualTo(Contenders.REDISSON);
         Results results = new Results(1);
@@ -110,6 +110,50 @@ class BenchToolTest {
         assertThat(report.generated()).contains("| dlock fair | Redisson fair |").contains("3,000 · 3.00×R")
                 .contains("## contended-clients");
         assertThat(report.targets()).extracting(Report.Target::scenario)
-                .doesNotContain(Scenario.FAIR.id, Scenario.CONTENDED_CLIENTS.id);
+                .doesNotContain(Scenario.FAIR.id)
+                .contains(Scenario.CONTENDED_CLIENTS.id, Scenario.CONTENDED_PROCESSES.id);
+    }
+
+    @Test
+    void processesShareTheArenaThroughTheMappedFile(@TempDir Path dir) {
+        Path file = dir.resolve("arena");
+        ContendedArena.Mapped parent = ContendedArena.mapped(file, true);
+        ContendedArena.Mapped child = ContendedArena.mapped(file, false);
+        assertThat(child.phase()).isEqualTo(ContendedArena.STARTING);
+        assertThat(child.lastReleaseThread()).isEqualTo(-1);
+        parent.setPhase(ContendedArena.MEASURE);
+        assertThat(child.phase()).isEqualTo(ContendedArena.MEASURE);
+        assertThat(parent.enter()).isEqualTo(1);
+        assertThat(child.enter()).isEqualTo(2);
+        child.violation();
+        child.released(7, 123_456_789L);
+        child.ready();
+        assertThat(parent.violations()).isEqualTo(1);
+        assertThat(parent.lastReleaseThread()).isEqualTo(7);
+        assertThat(parent.lastReleaseNanos()).isEqualTo(123_456_789L);
+        assertThat(parent.readyCount()).isEqualTo(1);
+    }
+
+    @Test
+    void talliesSentByAChildProcessGiveTheSameFigures() throws Exception {
+        ContendedTally first = new ContendedTally(0);
+        ContendedTally second = new ContendedTally(1);
+        first.acquired(0, 2_000, -1, 0);
+        first.acquired(10_000, 13_000, 1, 12_000);
+        second.acquired(5_000, 9_000, 0, 8_000);
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.io.DataOutputStream out = new java.io.DataOutputStream(bytes)) {
+            first.writeTo(out);
+            second.writeTo(out);
+        }
+        List<ContendedTally> sent = new java.util.ArrayList<>();
+        try (java.io.DataInputStream in = new java.io.DataInputStream(new java.io.ByteArrayInputStream(bytes.toByteArray()))) {
+            sent.add(ContendedTally.readFrom(in));
+            sent.add(ContendedTally.readFrom(in));
+        }
+        Map<Metric, Double> direct = ContendedTally.figures(List.of(first, second), 1_000_000_000L, 0);
+        assertThat(ContendedTally.figures(sent, 1_000_000_000L, 0)).isEqualTo(direct);
+        assertThat(direct.get(Metric.ACQUISITIONS)).isEqualTo(3.0);
+        assertThat(direct.get(Metric.HANDOFF_P50)).isEqualTo(1.0);
     }
 }

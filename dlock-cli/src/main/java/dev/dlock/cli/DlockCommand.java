@@ -5,7 +5,13 @@ import dev.dlock.LockClientBuilder;
 import dev.dlock.cli.demo.DemoCommand;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.HelpCommand;
 import picocli.CommandLine.Option;
@@ -19,8 +25,6 @@ import picocli.CommandLine.ScopeType;
         mixinStandardHelpOptions = true,
         versionProvider = Version.class,
         description = "Distributed locks on Redis, from the command line.",
-        subcommands = {DemoCommand.class, ExecCommand.class, StatusCommand.class, ListCommand.class,
-                TopCommand.class, ReleaseCommand.class, HelpCommand.class},
         footerHeading = "%nRedis:%n",
         footer = {
                 "  --redis URL, else $REDIS_URL, else redis://127.0.0.1:6379 (a Sentinel URL",
@@ -42,6 +46,54 @@ import picocli.CommandLine.ScopeType;
 public final class DlockCommand implements Runnable {
 
     static final String REDIS_URL_ENV = "REDIS_URL";
+
+    /** The subcommands, by name, in the order the help lists them. */
+    static final Map<String, Class<?>> SUBCOMMANDS = subcommands();
+
+    /** Root options that take a value, which a scan for the subcommand's name must step over. */
+    private static final Set<String> OPTIONS_WITH_VALUE = Set.of("--redis", "--redlock", "--cluster", "--prefix");
+
+    private static Map<String, Class<?>> subcommands() {
+        Map<String, Class<?>> all = new LinkedHashMap<>();
+        all.put("demo", DemoCommand.class);
+        all.put("exec", ExecCommand.class);
+        all.put("status", StatusCommand.class);
+        all.put("list", ListCommand.class);
+        all.put("top", TopCommand.class);
+        all.put("watch", TopCommand.class);
+        all.put("release", ReleaseCommand.class);
+        all.put("help", HelpCommand.class);
+        return Collections.unmodifiableMap(all);
+    }
+
+    /** Each subcommand once (an alias names a command that is there already). */
+    private static Collection<Class<?>> allSubcommands() {
+        return new LinkedHashSet<>(SUBCOMMANDS.values());
+    }
+
+    /**
+     * The subcommands to build for these arguments: only the one they name, when they name one
+     * (before {@code --}) other than {@code help}; else all of them, so that the root's help and
+     * its errors ("did you mean ...") know every command. Building a command's model is most of
+     * the command line's start-up, and a short command needs one.
+     */
+    static Collection<Class<?>> subcommandsFor(String[] args) {
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            if (arg.equals("--")) {
+                break;
+            }
+            if (arg.startsWith("-")) {
+                if (OPTIONS_WITH_VALUE.contains(arg)) {
+                    i++;
+                }
+                continue;
+            }
+            Class<?> named = SUBCOMMANDS.get(arg);
+            return named == null || named == HelpCommand.class ? allSubcommands() : List.of(named);
+        }
+        return allSubcommands();
+    }
 
     @Option(names = "--redis", paramLabel = "URL", scope = ScopeType.INHERIT,
             description = {"Redis URL: redis://[user:password@]host:port[/db],",

@@ -13,15 +13,18 @@ import java.util.Map;
 /** How {@code status}, {@code list} and {@code top} show a {@link LockInfo}, to people and to scripts. */
 final class LockInfoView {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     private LockInfoView() {
+    }
+
+    /** Made on first use, so that text output does not load Jackson (a short command is mostly JVM start-up). */
+    private static final class Json {
+        static final ObjectMapper MAPPER = new ObjectMapper();
     }
 
     /** One line of JSON for what {@link #json(LockInfo)} built (or a list of them). */
     static String toJson(Object value) {
         try {
-            return JSON.writeValueAsString(value);
+            return Json.MAPPER.writeValueAsString(value);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("cannot write " + value + " as JSON", e);
         }

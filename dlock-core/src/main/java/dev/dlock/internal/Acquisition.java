@@ -16,7 +16,9 @@ import java.util.concurrent.RejectedExecutionException;
  * that Redis knows they live, and leave the queue as soon as they stop waiting. Every attempt
  * still has a fresh owner id, so a late command of a past attempt cannot touch a later grant. A
  * fair waiter ignores handoffs to other waiters: only the one the lock was handed to wakes at a
- * release. A kind that hands off locally parks its busy waits ({@link LocalPark}).
+ * release. A kind that hands off locally parks its busy waits ({@link LocalPark}); on one Redis
+ * its refused waiters are queued the same way, and the one a release hands the lock to takes it
+ * over from the release message without asking Redis again ({@link #takeOver(long)}).
  *
  * <p>Never blocks a thread: each step runs when the previous reply or wake-up arrives.
  * {@link #result()} completes with the grant, or null when the wait ended (or was cancelled);
@@ -60,6 +62,8 @@ final class Acquisition implements ParkedWaiters.Waiter {
     private final AcquireTrace trace;
     /** Semaphore: the permit count the caller expects; 0 for other kinds. Set before {@link #start()}. */
     private int permits;
+    /** When the last attempt was sent (monotonic nanos). */
+    private volatile long attemptStartNanos;
 
     /**
      * @param owner         for a re-entry the hold's owner id; else a prefix to which each attempt
@@ -183,6 +187,7 @@ final class Acquisition implements ParkedWaiters.Waiter {
         AcquireRequest request = new AcquireRequest(owner, leaseMs, holder, reentry, queue.waiterId(), waiterTimeoutMs,
                 mayWait, queue.ticket(), downgradeFrom, permits);
         outages.attempting();
+        attemptStartNanos = context.ticker().nanoTime();
         context.store().acquire(target, kind, request).whenComplete(this::onReply);
     }
 
@@ -224,7 +229,7 @@ final class Acquisition implements ParkedWaiters.Waiter {
             });
             return;
         }
-        long waitNanos = RetryDelay.nanos(busy, kind, context.settings(), unbounded, remaining);
+        long waitNanos = RetryDelay.nanos(busy, queue.inQueue(), context.settings(), unbounded, remaining);
         waitForWake(waitNanos, !busy.split());
     }
 
@@ -250,11 +255,16 @@ final class Acquisition implements ParkedWaiters.Waiter {
     private void waitForWake(long waitNanos, boolean wakeOnRelease) {
         trace.waiting();
         boolean parked = wakeOnRelease && park.enabled();
-        PendingWake wait = new PendingWake(() -> {
+        PendingWake wait = new PendingWake(message -> {
             if (parked) {
                 park.unpark(this);
             }
-            attempt();
+            long handedToken = kind.handsOffLocally() && queue.inQueue() ? watch.handedToken(message) : 0;
+            if (handedToken > 0) {
+                takeOver(handedToken);
+            } else {
+                attempt();
+            }
         });
         pendingWake = wait;
         if (cancelled) {
@@ -304,6 +314,51 @@ final class Acquisition implements ParkedWaiters.Waiter {
         attempt();
     }
 
+    @Override
+    public String waiterId() {
+        return queue.waiterId();
+    }
+
+    @Override
+    public boolean isQueued() {
+        return queue.isQueuedInRedis();
+    }
+
+    /**
+     * While this client has the lock it parks again; queued in Redis, it waits on for the message
+     * naming it (the messages since its last attempt included, see {@link ChannelWatch}); either
+     * way, a queued waiter asks again before its queue deadline. Otherwise it asks now.
+     */
+    @Override
+    public void handedToAnother() {
+        long remaining = deadlineNanos - context.ticker().nanoTime();
+        if (cancelled || (!unbounded && remaining <= 0)) {
+            attempt();
+            return;
+        }
+        long waitNanos = park.insteadOfAsking(deadlineNanos, unbounded);
+        if (queue.isQueuedInRedis()) {
+            long queuedWait = unbounded ? queue.refreshNanos() : Math.min(queue.refreshNanos(), remaining);
+            waitNanos = waitNanos > 0 ? Math.min(waitNanos, queuedWait) : queuedWait;
+        }
+        if (waitNanos > 0) {
+            waitForWake(waitNanos, true);
+        } else {
+            attempt();
+        }
+    }
+
+    /** A release handed the lock to this queued waiter and named it: see {@link QueuePlace#handedOver}. */
+    private void takeOver(long token) {
+        owner = queue.waiterId();
+        finish(queue.handedOver(token, attemptStartNanos, leaseMs));
+    }
+
+    /** See {@link QueuePlace#shortHandoverFromNanos()}. */
+    long shortHandoverFromNanos() {
+        return queue.shortHandoverFromNanos();
+    }
+
     private void finish(AcquireReply.Granted grant) {
         IllegalStateException closed = closedWhileWaiting;
         if (closed != null) {
@@ -329,6 +384,11 @@ final class Acquisition implements ParkedWaiters.Waiter {
         leaveChannel();
         if (grant == null) {
             trace.gaveUp(cancelled);
+            if (queue.isQueuedInRedis()) {
+                // a release of this client may have just named it (leave.lua passes the lock on):
+                // this client's other waiters must not go on taking the lock for held here
+                context.handoff().dropped(target.key());
+            }
             queue.leaveThen(() -> result.complete(null));
             return;
         }

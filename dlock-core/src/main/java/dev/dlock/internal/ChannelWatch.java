@@ -8,8 +8,8 @@ import java.util.concurrent.CompletableFuture;
  * that a release landing between the attempt and the wait is not missed, and left when the
  * acquisition ends.
  *
- * <p>A fair release names the waiter it handed the lock to ("token:waiterId"): only that one
- * needs to try, the others would only be refused, so a watch with a waiter id lets such messages
+ * <p>A release that hands the lock to a queued waiter names it ("token:waiterId"): only that one
+ * needs to act, the others would only be refused, so a watch with a waiter id lets such messages
  * for other waiters pass. Any other message (a plain release, a waiter leaving, a reconnect)
  * wakes every waiter.
  */
@@ -20,7 +20,7 @@ final class ChannelWatch {
     /** The waiter id a named handoff must carry to wake this watch; "" when every message wakes it. */
     private final String namedWaiter;
     private volatile WakeUps.Channel channel;
-    private CompletableFuture<String> signal;
+    private CompletableFuture<WakeUps.Message> signal;
 
     ChannelWatch(WakeUps wakeUps, String channelName, String namedWaiter) {
         this.wakeUps = wakeUps;
@@ -57,19 +57,16 @@ final class ChannelWatch {
         wakeOnMessage(signal, wait);
     }
 
-    private void wakeOnMessage(CompletableFuture<String> next, PendingWake wait) {
+    private void wakeOnMessage(CompletableFuture<WakeUps.Message> next, PendingWake wait) {
         next.thenAccept(message -> {
             if (wait.isOver()) {
                 return;
             }
-            if (isForThisWaiter(message)) {
-                wait.fire();
+            if (isForThisWaiter(message.text())) {
+                wait.fire(message.text());
                 return;
             }
-            WakeUps.Channel current = channel;
-            if (current != null) {
-                wakeOnMessage(current.signal(), wait);
-            }
+            wakeOnMessage(message.next(), wait);
         });
     }
 
@@ -79,6 +76,25 @@ final class ChannelWatch {
         }
         int colon = message.indexOf(':');
         return colon < 0 || message.substring(colon + 1).equals(namedWaiter);
+    }
+
+    /**
+     * The token of a handoff to this waiter when the message names it ("token:waiterId"); 0 for
+     * any other message.
+     */
+    long handedToken(String message) {
+        if (message == null || namedWaiter.isEmpty()) {
+            return 0;
+        }
+        int colon = message.indexOf(':');
+        if (colon <= 0 || !message.substring(colon + 1).equals(namedWaiter)) {
+            return 0;
+        }
+        try {
+            return Long.parseLong(message.substring(0, colon));
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 
     void leave() {

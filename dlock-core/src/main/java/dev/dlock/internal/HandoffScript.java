@@ -4,25 +4,40 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * A store's optional capability (one Redis only; over Redlock a release is always a release): the
- * last release of a reentrant hold passes the lock straight to a waiter of the same client, in
- * the same script (handoff.lua). See {@link LockStore#handoffScript()}.
+ * last release of a reentrant hold passes the lock straight to the first queued waiter of another
+ * client, or else to a waiter of the same client, in the same script (handoff.lua). See
+ * {@link LockStore#handoffScript()}. Where a store has it, the reentrant lock's waiters are queued
+ * in Redis ({@link LocalHandoff#queuesWaiters}).
  */
 interface HandoffScript {
 
     /**
      * The last release of a reentrant hold whose client has a waiter parked on the lock: the lock
-     * goes to {@code toOwner}, unless waiters of other clients are subscribed, in which case it is
-     * released for everyone.
+     * goes to the first queued waiter of another client, else to {@code toOwner}, unless waiters
+     * that are not queued are subscribed, in which case it is released for everyone.
      *
      * @param ownSubscriptions the releasing client's own subscriptions to the lock's channel (0 or 1)
+     * @param toWaiterId       the parked waiter's waiter id, which leaves the queue with the grant
      */
     CompletableFuture<Reply> handOff(LockTarget target, String fromOwner, int ownSubscriptions, String toOwner,
-                                     long leaseMs, String holder);
+                                     long leaseMs, String holder, String toWaiterId);
+
+    /** Where handoff.lua put the lock. */
+    enum Outcome {
+        /** To the client's own parked waiter: {@link Reply#grant()} is its grant. */
+        HANDED_TO_OWN_WAITER,
+        /** To the first queued waiter (of another client, or of this one), which takes it over on its message. */
+        HANDED_TO_QUEUED,
+        /** Released for everyone: waiters that are not queued were subscribed. */
+        RELEASED,
+        /** It was no longer the releasing hold's; nothing changed. */
+        NOT_OWNER
+    }
 
     /**
-     * handoff.lua's outcome: the waiter's grant when it was handed over; otherwise the lock was
-     * released for everyone, or ({@code notOwner}) it was no longer the releasing hold's.
+     * handoff.lua's outcome: the own waiter's grant when it was handed to it; the queued waiter's
+     * id when it was handed to one (else "").
      */
-    record Reply(AcquireReply.Granted grant, boolean notOwner) {
+    record Reply(AcquireReply.Granted grant, Outcome outcome, String queuedWaiter) {
     }
 }

@@ -74,7 +74,7 @@ public final class LettuceNode implements RedisNode {
         this.address = LettuceErrors.describe(uri);
         this.commandTimeoutMs = commandTimeout.toMillis();
         uri.setTimeout(commandTimeout);
-        this.client = RedisClient.create(resources, uri);
+        this.client = new AsyncOnlyRedisClient(resources, uri);
         this.commandOrder = new CommandOrder(resources.eventExecutorGroup().next());
         this.pubSubOrder = new CommandOrder(resources.eventExecutorGroup().next());
         client.setOptions(ClientOptions.builder()

@@ -8,9 +8,10 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Passing a lock between the threads of one client (one Redis, kinds that
  * {@linkplain LockKind#handsOffLocally() hand off locally}): the waiters parked on a lock, the
- * handoff of a last release to the first of them (see {@link ParkedWaiters}), and what this
- * client knows it holds, so that a new waiter parks at once instead of asking Redis, which
- * would refuse.
+ * handoff of a last release to the first of them (see {@link ParkedWaiters}) unless a waiter of
+ * another client is queued in Redis (it gets the lock instead, and this client's waiters ask again
+ * so that they are queued behind it), and what this client knows it holds, so that a new waiter
+ * parks at once instead of asking Redis, which would refuse.
  */
 final class LocalHandoff {
 
@@ -35,6 +36,15 @@ final class LocalHandoff {
     /** Whether waiters of this kind park for a handoff: the kind hands off locally and the store can. */
     boolean parksFor(LockKind kind) {
         return kind.handsOffLocally() && store.handoffScript().isPresent();
+    }
+
+    /**
+     * Whether a refused waiter of this kind is queued in Redis: a queued kind, or one that hands
+     * off where the store can (its release then hands the lock to the first queued waiter of any
+     * client, see lib/next_waiter.lua).
+     */
+    boolean queuesInRedis(LockKind kind) {
+        return kind.queued() || parksFor(kind);
     }
 
     void park(String key, ParkedWaiters.Waiter waiter) {
@@ -95,7 +105,8 @@ final class LocalHandoff {
         int ownSubscriptions = wakeUps.isJoined(target.channel()) ? 1 : 0;
         // held here all along if the handoff succeeds: new waiters of this client need not ask Redis
         handedOver.put(target.key(), hold.validUntilNanos);
-        return script.handOff(target, hold.owner, ownSubscriptions, nextOwner, next.leaseMs(), next.holder())
+        return script.handOff(target, hold.owner, ownSubscriptions, nextOwner, next.leaseMs(), next.holder(),
+                        next.waiterId())
                 .handle((reply, error) -> {
                     if (error != null) {
                         handedOver.remove(target.key());
@@ -106,15 +117,31 @@ final class LocalHandoff {
                         throw Failures.extend((LockBackendException) Failures.unwrap(error),
                                 "; a best-effort release was sent");
                     }
-                    if (reply.grant() != null) {
+                    if (reply.outcome() == HandoffScript.Outcome.HANDED_TO_OWN_WAITER) {
                         // the next holder registers its hold once its thread runs
                         handedOver.put(target.key(), reply.grant().validUntilNanos());
                         next.takeOver(reply.grant());
                         return null;
                     }
                     handedOver.remove(target.key());
+                    if (reply.outcome() == HandoffScript.Outcome.HANDED_TO_QUEUED) {
+                        String client = hold.owner.substring(0, hold.owner.indexOf(':') + 1);
+                        if (reply.queuedWaiter().startsWith(client)) {
+                            // to a waiter of this client that was queued first: it stays here
+                            handedOver.put(target.key(), hold.validUntilNanos);
+                        } else {
+                            // the lock left this client: its parked waiters that never asked Redis
+                            // ask now and are queued behind the new holder; those queued wait on
+                            ParkedWaiters.Waiter parked;
+                            while ((parked = parkedWaiters.claimFirst(target.key(), waiter -> !waiter.isQueued())) != null) {
+                                parked.handedToAnother();
+                            }
+                        }
+                        next.handedToAnother();
+                        return null;
+                    }
                     next.resume();
-                    if (reply.notOwner()) {
+                    if (reply.outcome() == HandoffScript.Outcome.NOT_OWNER) {
                         losses.lost(hold, LossCause.GONE, HoldLosses.NOT_OWNER_AT_RELEASE);
                         throw hold.lossOrNull();
                     }

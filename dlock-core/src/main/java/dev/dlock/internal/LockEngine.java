@@ -28,6 +28,8 @@ import org.slf4j.LoggerFactory;
 public final class LockEngine implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(LockEngine.class);
+    /** How a message on the client's channel that hands a lock to one of its waiters starts. */
+    private static final String HANDOFF_NOTICE = "handoff\t";
 
     private final LockStore store;
     private final String keyPrefix;
@@ -41,6 +43,7 @@ public final class LockEngine implements AutoCloseable {
     private final WakeUps wakeUps;
     private final LocalHandoff handoff;
     private final Watchdog watchdog;
+    private final HandoverRenewal handoverRenewal;
     private final LockInspector inspector;
     private final Acquisition.Context acquireContext;
     /** The timers that declare explicit-lease holds lost when their lease ends. */
@@ -79,6 +82,7 @@ public final class LockEngine implements AutoCloseable {
         this.wakeUps = new WakeUps(store.nodes(), commandTimeoutMs);
         this.handoff = new LocalHandoff(store, wakeUps, holds, losses);
         this.watchdog = new Watchdog(store, ticker, losses, events, watchdogLeaseMs, settings.renewBatch());
+        this.handoverRenewal = new HandoverRenewal(store, ticker, losses, holds);
         this.inspector = new LockInspector(store, keyPrefix);
         this.acquireContext = new Acquisition.Context(store, wakeUps, handoff, identity, ticker, settings,
                 events);
@@ -90,15 +94,28 @@ public final class LockEngine implements AutoCloseable {
      * A forced release publishes "key\towner" on the channel of each holder's client
      * ({@code force_release.lua}): the loss is heard within a round trip instead of at the next
      * renewal. Should the subscription or a message fail, the watchdog, a release or the hold's
-     * own clock still find the loss.
+     * own clock still find the loss. A release that hands a lock to a queued waiter of this
+     * client tells it there too ("handoff\tchannel\tmessage", lib/next_waiter.lua), so that no
+     * other client wakes: the message goes on to the waiters of that lock's channel.
      */
     private void listenForForcedReleases() {
         String channel = keyPrefix + "client:{" + identity.clientId() + "}";
-        wakeUps.listen(channel, this::onForcedRelease).whenComplete((ok, error) -> {
+        wakeUps.listen(channel, this::onClientMessage).whenComplete((ok, error) -> {
             if (error != null) {
                 LOG.debug("not subscribed to {}: forced releases are noticed at the next renewal", channel, error);
             }
         });
+    }
+
+    private void onClientMessage(String message) {
+        if (message.startsWith(HANDOFF_NOTICE)) {
+            int tab = message.indexOf('\t', HANDOFF_NOTICE.length());
+            if (tab > 0) {
+                wakeUps.onMessage(message.substring(HANDOFF_NOTICE.length(), tab), message.substring(tab + 1));
+            }
+            return;
+        }
+        onForcedRelease(message);
     }
 
     private void onForcedRelease(String message) {
@@ -201,8 +218,13 @@ public final class LockEngine implements AutoCloseable {
         } else {
             loseAtLeaseEnd(hold);
         }
+        long shortHandoverFrom = acquisition.shortHandoverFromNanos();
+        if (shortHandoverFrom != 0) {
+            handoverRenewal.schedule(hold, shortHandoverFrom, renewed);
+        }
         return hold;
     }
+
 
     /**
      * An explicit lease is never renewed: when it runs out on this client's clock the hold is
@@ -211,9 +233,16 @@ public final class LockEngine implements AutoCloseable {
     private void loseAtLeaseEnd(Hold hold) {
         long leftNanos = hold.validUntilNanos - ticker.nanoTime();
         ScheduledFuture<?> timer = ticker.schedule(() -> {
-            if (holds.isRegistered(hold)) {
-                losses.lost(hold, LossCause.EXPIRED, "its lease of " + hold.leaseMs + " ms ran out on this client's clock");
+            if (!holds.isRegistered(hold)) {
+                return;
             }
+            if (hold.validUntilNanos - ticker.nanoTime() > 0) {
+                // moved on since (a lock handed over from the queue is renewed once to its lease)
+                leaseTimers.remove(hold);
+                loseAtLeaseEnd(hold);
+                return;
+            }
+            losses.lost(hold, LossCause.EXPIRED, "its lease of " + hold.leaseMs + " ms ran out on this client's clock");
         }, Math.max(0, leftNanos), TimeUnit.NANOSECONDS);
         leaseTimers.put(hold, timer);
         hold.onLoss(() -> {

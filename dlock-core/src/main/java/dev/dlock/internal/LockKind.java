@@ -58,9 +58,13 @@ enum LockKind {
         return queued;
     }
 
-    /** Whether a release message names the waiter the lock was handed to ("token:waiterId"). */
+    /**
+     * Whether a release message may name the waiter the lock was handed to ("token:waiterId"): the
+     * fair lock's, and the reentrant lock's where its waiters are queued (one Redis; see
+     * {@link LocalHandoff}).
+     */
     boolean handsOver() {
-        return this == FAIR;
+        return this == FAIR || this == REENTRANT;
     }
 
     /**
@@ -111,7 +115,8 @@ enum LockKind {
     ScriptCall acquire(LockTarget target, AcquireRequest request, Floor floor) {
         String owner = request.owner();
         return switch (this) {
-            case REENTRANT -> Scripts.acquire(target, floor, owner, request.leaseMs(), request.holder(), request.reentry());
+            case REENTRANT -> Scripts.acquire(target, floor, owner, request.leaseMs(), request.holder(), request.reentry(),
+                    request.waiterId(), request.waiterTimeoutMs(), request.mayWait());
             case FAIR -> Scripts.fairAcquire(target, floor, owner, request.leaseMs(), request.holder(), request.reentry(),
                     request.waiterId(), request.waiterTimeoutMs(), request.mayWait(), request.ticket());
             case READ, WRITE -> Scripts.rwAcquire(target, floor, owner, request.leaseMs(), request.holder(),
@@ -148,11 +153,12 @@ enum LockKind {
     }
 
     /** The waiter stops waiting: its place or waiting mark goes; null for kinds that leave none. */
-    ScriptCall leave(LockTarget target, String waiterId) {
+    ScriptCall leave(LockTarget target, String waiterId, Floor floor) {
         return switch (this) {
             case FAIR -> Scripts.fairLeave(target, waiterId);
             case WRITE -> Scripts.rwLeave(target, waiterId);
-            case REENTRANT, READ, PERMIT -> null;
+            case REENTRANT -> Scripts.leave(target, floor, waiterId);
+            case READ, PERMIT -> null;
         };
     }
 

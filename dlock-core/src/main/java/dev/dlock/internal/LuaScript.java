@@ -26,6 +26,7 @@ public enum LuaScript {
     RELEASE("release.lua", Output.INTEGER),
     HANDOFF("handoff.lua", Output.ARRAY),
     ABANDON("abandon.lua", Output.INTEGER),
+    LEAVE("leave.lua", Output.INTEGER),
     FORCE_RELEASE("force_release.lua", Output.INTEGER),
     RENEW("renew.lua", Output.ARRAY),
     REASSERT("reassert.lua", Output.INTEGER),

@@ -29,6 +29,12 @@ final class ParkedWaiters {
         /** The owner id under which a claimed waiter is handed the lock: a fresh one, as for an attempt. */
         String ownerForHandoff();
 
+        /** Its waiter id in the lock's queue in Redis ("" when it has none), which it leaves with the grant. */
+        String waiterId();
+
+        /** Whether it is queued in Redis: an attempt of it was refused and queued it. */
+        boolean isQueued();
+
         long leaseMs();
 
         String holder();
@@ -38,6 +44,13 @@ final class ParkedWaiters {
 
         /** The handoff did not give the lock to this claimed waiter: it tries on its own again. */
         void resume();
+
+        /**
+         * The lock went to a waiter queued in Redis, ahead of this claimed one: while this client
+         * has it (the new holder is a waiter of this client) it parks again; else a waiter that is
+         * queued there too waits on for its turn, and one that never asked Redis asks now.
+         */
+        void handedToAnother();
     }
 
     private final ConcurrentHashMap<String, ArrayDeque<Waiter>> byKey = new ConcurrentHashMap<>();
@@ -63,13 +76,23 @@ final class ParkedWaiters {
      * on their own are dropped from the queue (they park again if they stay busy).
      */
     Waiter claimFirst(String key) {
+        return claimFirst(key, waiter -> true);
+    }
+
+    /** Like {@link #claimFirst(String)}, among the waiters that {@code which} accepts; the others stay parked. */
+    Waiter claimFirst(String key, java.util.function.Predicate<Waiter> which) {
         if (byKey.isEmpty()) {
             return null;
         }
         Waiter[] claimed = new Waiter[1];
         byKey.computeIfPresent(key, (k, queue) -> {
-            Waiter waiter;
-            while ((waiter = queue.pollFirst()) != null) {
+            java.util.Iterator<Waiter> parked = queue.iterator();
+            while (parked.hasNext()) {
+                Waiter waiter = parked.next();
+                if (!which.test(waiter)) {
+                    continue;
+                }
+                parked.remove();
                 if (waiter.claimForHandoff()) {
                     claimed[0] = waiter;
                     break;

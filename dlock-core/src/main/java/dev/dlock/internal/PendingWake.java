@@ -3,6 +3,7 @@ package dev.dlock.internal;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /**
  * One wait of a refused waiter between two attempts. It ends once: by its timer, a release
@@ -13,11 +14,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class PendingWake {
 
     private final AtomicBoolean over = new AtomicBoolean();
-    private final Runnable next;
+    private final Consumer<String> next;
     private volatile ScheduledFuture<?> timer;
 
-    /** @param next the step after the wait: runs at most once, on whichever thread ends the wait */
-    PendingWake(Runnable next) {
+    /**
+     * @param next the step after the wait: runs at most once, on whichever thread ends the wait,
+     *             with the release message that ended it (null: its timer, a cancel, a reconnect)
+     */
+    PendingWake(Consumer<String> next) {
         this.next = next;
     }
 
@@ -28,8 +32,13 @@ final class PendingWake {
 
     /** Ends the wait and runs the next step, unless the wait is over already. */
     void fire() {
+        fire(null);
+    }
+
+    /** Ends the wait for this release message and runs the next step, unless the wait is over already. */
+    void fire(String message) {
         if (end()) {
-            next.run();
+            next.accept(message);
         }
     }
 

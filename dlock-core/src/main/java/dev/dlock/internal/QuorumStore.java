@@ -201,7 +201,7 @@ final class QuorumStore implements LockStore {
 
     @Override
     public CompletableFuture<Void> leave(LockTarget target, LockKind kind, String waiterId) {
-        ScriptCall leave = kind.leave(target, waiterId);
+        ScriptCall leave = kind.leave(target, waiterId, floor);
         return leave == null ? CompletableFuture.completedFuture(null) : everywhere(leave);
     }
 

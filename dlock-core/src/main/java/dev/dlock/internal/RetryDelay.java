@@ -10,9 +10,11 @@ final class RetryDelay {
     }
 
     /**
+     * @param inQueue        the waiter has a place in a queue in Redis, which lapses unless it asks
+     *                       again within the waiter timeout
      * @param remainingNanos the time left until the caller's deadline; negative {@code unbounded}: none
      */
-    static long nanos(AcquireReply.Busy busy, LockKind kind, Settings settings, boolean unbounded, long remainingNanos) {
+    static long nanos(AcquireReply.Busy busy, boolean inQueue, Settings settings, boolean unbounded, long remainingNanos) {
         long waitNanos;
         if (busy.split()) {
             // contenders split the Redlock nodes and all gave back: retrying in step would split again
@@ -24,7 +26,7 @@ final class RetryDelay {
             // no TTL on the key: not one of ours; a release message still wakes the waiter
             waitNanos = settings.idleRetry().toNanos();
         }
-        if (kind.queued()) {
+        if (inQueue) {
             // ask again well before the waiter timeout, or Redis takes this waiter for dead
             long refreshMs = Math.max(1, settings.waiterTimeout().toMillis() / 3);
             waitNanos = Math.min(waitNanos, TimeUnit.MILLISECONDS.toNanos(refreshMs));

@@ -12,30 +12,39 @@ final class Scripts {
     private Scripts() {
     }
 
-    /** acquire.lua */
+    /**
+     * acquire.lua
+     *
+     * @param waiterId "" where waiters are not queued (Redlock, replica acknowledgements)
+     */
     static ScriptCall acquire(LockTarget target, LockKind.Floor floor, String owner, long leaseMs, String holder,
-                              boolean reentry) {
-        return new ScriptCall(LuaScript.ACQUIRE, keys(floor, target.key()), owner, num(leaseMs), holder, flag(reentry),
-                floorTtl(floor));
+                              boolean reentry, String waiterId, long waiterTimeoutMs, boolean mayWait) {
+        return new ScriptCall(LuaScript.ACQUIRE, queuedKeys(target, floor), owner, num(leaseMs), holder, flag(reentry),
+                floorTtl(floor), waiterId, num(waiterTimeoutMs), flag(mayWait));
     }
 
     /** release.lua */
     static ScriptCall release(LockTarget target, LockKind.Floor floor, String owner, long token) {
-        return new ScriptCall(LuaScript.RELEASE, keys(floor, target.key()), owner, target.channel(), num(token),
+        return new ScriptCall(LuaScript.RELEASE, queuedKeys(target, floor), owner, target.channel(), num(token),
                 floorTtl(floor));
     }
 
     /** abandon.lua */
     static ScriptCall abandon(LockTarget target, LockKind.Floor floor, String owner, long token) {
-        return new ScriptCall(LuaScript.ABANDON, keys(floor, target.key()), owner, target.channel(), num(token),
+        return new ScriptCall(LuaScript.ABANDON, queuedKeys(target, floor), owner, target.channel(), num(token),
                 floorTtl(floor));
+    }
+
+    /** leave.lua */
+    static ScriptCall leave(LockTarget target, LockKind.Floor floor, String waiterId) {
+        return new ScriptCall(LuaScript.LEAVE, queuedKeys(target, floor), waiterId, target.channel(), floorTtl(floor));
     }
 
     /** handoff.lua (one Redis only) */
     static ScriptCall handoff(LockTarget target, LockKind.Floor floor, String fromOwner, int ownSubscriptions,
-                              String toOwner, long leaseMs, String holder) {
-        return new ScriptCall(LuaScript.HANDOFF, keys(floor, target.key()), fromOwner, target.channel(),
-                Integer.toString(ownSubscriptions), toOwner, num(leaseMs), holder, floorTtl(floor));
+                              String toOwner, long leaseMs, String holder, String toWaiterId) {
+        return new ScriptCall(LuaScript.HANDOFF, queuedKeys(target, floor), fromOwner, target.channel(),
+                Integer.toString(ownSubscriptions), toOwner, num(leaseMs), holder, floorTtl(floor), toWaiterId);
     }
 
     /** force_release.lua */
@@ -138,6 +147,11 @@ final class Scripts {
     /** inspect_holds.lua */
     static ScriptCall inspectHolds(LockTarget target) {
         return new ScriptCall(LuaScript.INSPECT_HOLDS, new String[] {target.key()});
+    }
+
+    /** The lock's hash, its queue of waiters and their entries, then the token floor's key when there is one. */
+    private static String[] queuedKeys(LockTarget target, LockKind.Floor floor) {
+        return keys(floor, target.key(), target.queueKey(), target.waitersKey());
     }
 
     /** The lock's keys, then the token floor's when there is one. */

@@ -125,9 +125,11 @@ final class SingleNodeStore implements LockStore, HandoffScript {
 
     @Override
     public CompletableFuture<HandoffScript.Reply> handOff(LockTarget target, String fromOwner, int ownSubscriptions,
-                                                         String toOwner, long leaseMs, String holder) {
+                                                         String toOwner, long leaseMs, String holder,
+                                                         String toWaiterId) {
         long startNanos = ticker.nanoTime();
-        return Scripts.handoff(target, floors.of(target), fromOwner, ownSubscriptions, toOwner, leaseMs, holder).on(node)
+        return Scripts.handoff(target, floors.of(target), fromOwner, ownSubscriptions, toOwner, leaseMs, holder,
+                        toWaiterId).on(node)
                 .handle((reply, error) -> {
                     if (error != null) {
                         throw Failures.commandFailed("release", target, node, commandTimeoutMs, error);
@@ -137,9 +139,14 @@ final class SingleNodeStore implements LockStore, HandoffScript {
                     if (code == 1) {
                         AcquireReply.Granted grant = new AcquireReply.Granted(Long.parseLong(String.valueOf(fields.get(1))), 1,
                                 validUntilNanos(startNanos, leaseMs));
-                        return new HandoffScript.Reply(grant, false);
+                        return new HandoffScript.Reply(grant, HandoffScript.Outcome.HANDED_TO_OWN_WAITER, "");
                     }
-                    return new HandoffScript.Reply(null, code == -1);
+                    if (code == 2) {
+                        return new HandoffScript.Reply(null, HandoffScript.Outcome.HANDED_TO_QUEUED,
+                                String.valueOf(fields.get(1)));
+                    }
+                    return new HandoffScript.Reply(null, code == -1 ? HandoffScript.Outcome.NOT_OWNER
+                            : HandoffScript.Outcome.RELEASED, "");
                 });
     }
 
@@ -150,7 +157,7 @@ final class SingleNodeStore implements LockStore, HandoffScript {
 
     @Override
     public CompletableFuture<Void> leave(LockTarget target, LockKind kind, String waiterId) {
-        ScriptCall leave = kind.leave(target, waiterId);
+        ScriptCall leave = kind.leave(target, waiterId, floors.of(target));
         return leave == null ? CompletableFuture.completedFuture(null) : bestEffort(leave, target, "leave the queue of");
     }
 

@@ -148,15 +148,19 @@ final class WakeUps implements RedisNode.Listener {
         final String name;
         int waiters;
         volatile CompletableFuture<Void> subscribed;
-        private final AtomicReference<CompletableFuture<String>> signal = new AtomicReference<>(new CompletableFuture<>());
+        private final AtomicReference<CompletableFuture<Message>> signal = new AtomicReference<>(new CompletableFuture<>());
         private final AtomicReference<String> lastMessage = new AtomicReference<>();
 
         private Channel(String name) {
             this.name = name;
         }
 
-        /** Completes with the next message after this call, or with null at a reconnect. */
-        CompletableFuture<String> signal() {
+        /**
+         * Completes with the next message after this call (its text null at a reconnect), which
+         * leads on to the one after it: a waiter that looks at a message late, not meant for it,
+         * goes on to the next message, not to whatever is current by then, and so misses none.
+         */
+        CompletableFuture<Message> signal() {
             return signal.get();
         }
 
@@ -169,7 +173,12 @@ final class WakeUps implements RedisNode.Listener {
             if (message != null && message.equals(lastMessage.getAndSet(message))) {
                 return;
             }
-            signal.getAndSet(new CompletableFuture<>()).complete(message);
+            CompletableFuture<Message> next = new CompletableFuture<>();
+            signal.getAndSet(next).complete(new Message(message, next));
         }
+    }
+
+    /** One message on a channel, and the signal of the message after it. */
+    record Message(String text, CompletableFuture<Message> next) {
     }
 }

@@ -36,7 +36,8 @@ class LettuceNodeOrderTest {
         LettuceNode nodeB = new LettuceNode(resources, RedisURI.create(server.uri()), SETTINGS, false);
         try {
             // the scripts are cached before the race (a NOSCRIPT retry is late by design)
-            nodeB.eval(LuaScript.ABANDON, new String[] {"dlock:{order}"}, "nobody", "dlock:{order}:released", "0")
+            nodeB.eval(LuaScript.ABANDON, new String[] {"dlock:{order}", "dlock:{order}:queue", "dlock:{order}:waiters"},
+                            "nobody", "dlock:{order}:released", "0", "0")
                     .get(5, TimeUnit.SECONDS);
             for (int round = 0; round < 3; round++) {
                 raceOnce(server, nodeA, nodeB, "dlock:{order-" + round + "}");
@@ -50,6 +51,7 @@ class LettuceNodeOrderTest {
 
     private static void raceOnce(RedisServer server, LettuceNode nodeA, LettuceNode nodeB, String lockKey)
             throws Exception {
+        String[] keys = {lockKey, lockKey + ":queue", lockKey + ":waiters"};
         String[] key = {lockKey};
         String channel = lockKey + ":released";
         CountDownLatch ioThreadBusy = new CountDownLatch(1);
@@ -64,7 +66,7 @@ class LettuceNodeOrderTest {
                 onIoThread[0] = Thread.currentThread() instanceof io.netty.util.concurrent.FastThreadLocalThread;
                 ioThreadBusy.countDown();
                 awaitQuietly(acquireIssued);
-                nodeB.eval(LuaScript.ABANDON, key, "owner-1", channel, "0")
+                nodeB.eval(LuaScript.ABANDON, keys, "owner-1", channel, "0", "0")
                         .whenComplete((released, failure) -> abandoned.complete(released));
             });
         } finally {
@@ -72,7 +74,8 @@ class LettuceNodeOrderTest {
         }
         assertThat(ioThreadBusy.await(5, TimeUnit.SECONDS)).isTrue();
         assertThat(onIoThread[0]).as("the reply callback runs on the I/O thread").isTrue();
-        CompletableFuture<Object> acquired = nodeB.eval(LuaScript.ACQUIRE, key, "owner-1", "60000", "holder", "0");
+        CompletableFuture<Object> acquired = nodeB.eval(LuaScript.ACQUIRE, keys, "owner-1", "60000", "holder", "0", "0",
+                "", "0", "0");
         acquireIssued.countDown();
 
         acquired.get(5, TimeUnit.SECONDS);

@@ -35,8 +35,10 @@ class SingleNodeStoreAcksTest {
         assertThat(store.handoffScript()).isPresent();
         // the floor key and its TTL go with every grant
         FakeNode.Call call = node.calls(LuaScript.ACQUIRE).get(0);
-        assertThat(call.keys()).containsExactly("dlock:{orders}", "dlock:token-floor");
-        assertThat(call.args().get(call.args().size() - 1)).isEqualTo(Long.toString(Duration.ofMinutes(10).toMillis()));
+        assertThat(call.keys()).containsExactly("dlock:{orders}", "dlock:{orders}:queue", "dlock:{orders}:waiters",
+                "dlock:token-floor");
+        // acquire.lua's ARGV[5]
+        assertThat(call.args().get(4)).isEqualTo(Long.toString(Duration.ofMinutes(10).toMillis()));
     }
 
     @Test

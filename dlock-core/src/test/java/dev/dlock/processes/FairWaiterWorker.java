@@ -8,9 +8,10 @@ import java.time.Duration;
 
 /**
  * A separate JVM that queues for a fair lock (asking for a long lease) and holds it until killed.
- * Args: redisUris lockName waiterTimeoutMillis leaseMillis, where redisUris is one Redis URI or
- * several separated by commas (Redlock over those masters). Prints "WAITING" before it asks and
- * "HOLDING <token>" once it holds the lock.
+ * Args: redisUris lockName waiterTimeoutMillis leaseMillis [reentrant], where redisUris is one
+ * Redis URI or several separated by commas (Redlock over those masters); with "reentrant" it
+ * waits for the reentrant lock of that name instead (queued too, on one Redis). Prints "WAITING"
+ * before it asks and "HOLDING <token>" once it holds the lock.
  */
 public final class FairWaiterWorker {
     public static void main(String[] args) throws InterruptedException {
@@ -20,7 +21,8 @@ public final class FairWaiterWorker {
                 : LockClient.builder().redisUri(uris[0]);
         builder.waiterTimeout(Duration.ofMillis(Long.parseLong(args[2]))).commandTimeout(Duration.ofMillis(200));
         LockClient client = connect(builder);
-        DistributedLock lock = client.getFairLock(args[1]);
+        DistributedLock lock = args.length > 4 && args[4].equals("reentrant") ? client.getLock(args[1])
+                : client.getFairLock(args[1]);
         System.out.println("WAITING");
         lock.lock(Duration.ofMillis(Long.parseLong(args[3])));
         System.out.println("HOLDING " + lock.fencingToken());

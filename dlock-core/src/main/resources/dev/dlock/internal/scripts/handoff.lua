@@ -1,23 +1,28 @@
 -- handoff.lua: the last release of a reentrant lock by a client that has waiters of its own
--- parked on it: hand the lock straight to one of them, unless waiters of other clients are
--- subscribed to its channel, in which case release it for everyone as release.lua does.
--- One Redis or a Redis Cluster only (Redlock releases as usual). Subscribers are counted with
--- lib/pubsub.lua (PUBSUB NUMSUB, on Cluster PUBSUB SHARDNUMSUB on the lock's shard).
+-- parked on it: the lock goes to the first queued waiter of another client if there is one
+-- (lib/next_waiter.lua), else straight to the client's own waiter, unless waiters that are not
+-- queued are subscribed to its channel, in which case it is released for everyone as release.lua
+-- does. One Redis or a Redis Cluster only (Redlock releases as usual). Subscribers are counted
+-- with lib/pubsub.lua (PUBSUB NUMSUB, on Cluster PUBSUB SHARDNUMSUB on the lock's shard).
 --
 -- KEYS[1]  the lock hash <prefix>{name}
--- KEYS[2]  optional: the token floor (see lib/tokens.lua); the new owner's token starts above it
+-- KEYS[2]  the queue of waiters <prefix>{name}:queue (see lib/fair_queue.lua)
+-- KEYS[3]  the waiters' entries <prefix>{name}:waiters
+-- KEYS[4]  optional: the token floor (see lib/tokens.lua); the new owner's token starts above it
 --          and raises it
 -- ARGV[1]  owner id of the releasing hold
 -- ARGV[2]  pub/sub channel of the lock's waiters
 -- ARGV[3]  subscriptions the releasing client itself has on ARGV[2] (0 or 1): they are not
 --          waiters of other clients
--- ARGV[4]  owner id for the waiter that takes the lock over
+-- ARGV[4]  owner id for the client's own waiter that takes the lock over
 -- ARGV[5]  its lease in milliseconds (positive integer)
 -- ARGV[6]  its holder description ("client\thost\tpid\tthread")
--- ARGV[7]  how long the token floor lives after this grant, in ms (with KEYS[2])
+-- ARGV[7]  how long the token floor lives after this grant, in ms (with KEYS[4])
+-- ARGV[8]  its waiter id: when queued, it leaves the queue with the grant
 --
--- Returns  {1, token}  handed over: the lock is ARGV[4]'s with hold count 1, a fresh fencing
---                      token (a decimal string) and lease ARGV[5]; nothing was published
+-- Returns  {1, token}  handed over to ARGV[4]: hold count 1, a fresh fencing token (a decimal
+--                      string) and lease ARGV[5]; nothing was published
+--          {2, waiter} handed to the first queued waiter, which was told (lib/next_waiter.lua)
 --          {0}         released for everyone: the hash is deleted, its token was published
 --          {-1}        the caller does not own the lock; nothing was changed
 --
@@ -26,20 +31,33 @@
 -- followed by abandon.lua would).
 
 -- @include lib/tokens.lua
+-- @include lib/fair_queue.lua
 -- @include lib/pubsub.lua
+-- @include lib/next_waiter.lua
 
 if redis.call('HGET', KEYS[1], 'o') ~= ARGV[1] then
   return {-1}
 end
 local previous = redis.call('HGET', KEYS[1], 't')
-local subscribed = subscribers(ARGV[2])
-if subscribed - tonumber(ARGV[3]) > 0 then
-  -- other clients wait: they get their chance, as on any release
+local queued = redis.call('EXISTS', KEYS[2]) == 1
+if queued then
+  local handed_to = hand_to_first_waiter(previous, ARGV[2], KEYS[4], ARGV[7], ARGV[8])
+  if handed_to then
+    return {2, handed_to}
+  end
+  -- the first is the caller's own waiter, or every entry had lapsed (and the queue is gone)
+  queued = redis.call('EXISTS', KEYS[2]) == 1
+end
+if not queued and subscribers(ARGV[2]) - tonumber(ARGV[3]) > 0 then
+  -- waiters of other clients that are not queued: they get their chance, as on any release
   redis.call('DEL', KEYS[1])
   publish(ARGV[2], previous)
   return {0}
 end
-local token = grant_token(previous, KEYS[2], ARGV[7])
+local token = grant_token(previous, KEYS[4], ARGV[7])
 redis.call('HSET', KEYS[1], 'o', ARGV[4], 'c', 1, 't', token, 'h', ARGV[6])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
+if queued then
+  leave_queue(ARGV[8])
+end
 return {1, token}

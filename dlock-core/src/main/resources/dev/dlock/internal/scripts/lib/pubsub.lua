@@ -16,3 +16,13 @@ end
 local function notify_holder(channel, message)
   redis.call('PUBLISH', channel, message)
 end
+
+-- Tells a queued waiter that the lock (KEYS[1]) was handed to it, on its client's holder channel
+-- <prefix>client:{<client id>} (the prefix is KEYS[1] up to its '{'; the client id is the waiter
+-- id up to its first ':'), so that no other client wakes: "handoff\t<channel>\t<token>:<waiter id>",
+-- which that client passes on to its waiters of the lock's channel.
+local function notify_waiter(channel, waiter, token)
+  local prefix = string.sub(KEYS[1], 1, string.find(KEYS[1], '{', 1, true) - 1)
+  local client = string.match(waiter, '^([^:]+):')
+  redis.call('PUBLISH', prefix .. 'client:{' .. client .. '}', 'handoff\t' .. channel .. '\t' .. token .. ':' .. waiter)
+end

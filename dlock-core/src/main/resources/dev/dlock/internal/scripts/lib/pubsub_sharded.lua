@@ -16,3 +16,9 @@ end
 -- may not reach: the holder hears of a forced release at its next renewal instead.
 local function notify_holder(channel, message)
 end
+
+-- Tells a queued waiter that the lock was handed to it: "<token>:<waiter id>" on the lock's channel
+-- (its client's holder channel is in another slot); every waiter hears it, only that one acts.
+local function notify_waiter(channel, waiter, token)
+  redis.call('SPUBLISH', channel, token .. ':' .. waiter)
+end

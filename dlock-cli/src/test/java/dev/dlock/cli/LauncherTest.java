@@ -1,0 +1,239 @@
+package dev.dlock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.dlock.testing.RedisServers;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.Attributes;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The {@code ./dlock} launcher as a user runs it, in a copy of the checkout's layout: the launcher
+ * at the root and a runnable {@code dlock-cli/target/dlock-cli.jar} (built here from the test class
+ * path, so no Maven build runs), against a real Redis. Its class data sharing archive is written by
+ * the first run after a build and used by the later ones; an archive that is stale or unfinished
+ * must never break a run.
+ */
+class LauncherTest {
+
+    @RegisterExtension
+    static final RedisServers redis = RedisServers.standalone();
+
+    private static final Path LAUNCHER = Path.of("..", "dlock").toAbsolutePath().normalize();
+
+    @TempDir
+    static Path checkout;
+
+    private static Path jar;
+
+    @BeforeAll
+    static void layOutACheckout() throws IOException {
+        assumeTrue(Files.isExecutable(LAUNCHER) && new File("/bin/bash").canExecute(), "needs bash and ../dlock");
+        Files.copy(LAUNCHER, checkout.resolve("dlock"));
+        checkout.resolve("dlock").toFile().setExecutable(true);
+        Path target = Files.createDirectories(checkout.resolve("dlock-cli").resolve("target"));
+        jar = target.resolve("dlock-cli.jar");
+        runnableJar(jar);
+    }
+
+    @Test
+    void aFreshCheckoutRunsWithoutAnArchiveAndTheNextRunsUseTheOneItLeft() throws Exception {
+        deleteArchives();
+        Run first = launch("status", "job");
+        assertFreeLockShown(first);
+        assertThat(archives()).as("the first run's finished dump").singleElement()
+                .satisfies(dump -> assertThat(dump.getFileName().toString()).endsWith(".tmp"))
+                .satisfies(dump -> assertThat(LauncherTest.finished(dump)).isTrue());
+
+        Run second = launch("status", "job");
+        assertFreeLockShown(second);
+        assertThat(archives()).as("the dump adopted as the archive").singleElement()
+                .satisfies(archive -> assertThat(archive.getFileName().toString()).endsWith(".jsa"));
+
+        Path classLog = checkout.resolve("classes.log");
+        Run third = launch(List.of("JAVA_TOOL_OPTIONS=-Xlog:class+load:file=" + classLog), "status", "job");
+        assertThat(third.exitCode()).as(third.toString()).isZero();
+        assertThat(third.stdout()).contains("lock 'job': free");
+        assertThat(Files.readString(classLog)).containsPattern("dev\\.dlock\\.cli\\.Main source: shared objects file");
+        assertThat(archives()).hasSize(1);
+    }
+
+    @Test
+    void anUnfinishedOrStaleArchiveIsNeitherUsedNorHarmful() throws Exception {
+        deleteArchives();
+        assertFreeLockShown(launch("status", "job"));
+        assertFreeLockShown(launch("status", "job"));
+        Path archive = archives().get(0);
+
+        // a dump cut short before its header was written (the JVM writes the header last)
+        archive.toFile().setWritable(true);
+        Files.write(archive, new byte[64 * 1024]);
+        Files.setLastModifiedTime(archive, FileTime.from(Instant.now().plusSeconds(5)));
+        assertFreeLockShown(launch("status", "job"));
+        assertThat(archives()).as("a new dump beside the unfinished archive").hasSize(2);
+
+        // the jar rebuilt after the archive was made
+        assertFreeLockShown(launch("status", "job"));
+        Files.setLastModifiedTime(jar, FileTime.from(Instant.now().plusSeconds(60)));
+        Run afterRebuild = launch("status", "job");
+        assertFreeLockShown(afterRebuild);
+        assertThat(archives()).as("the stale archive, and the dump of the run after the rebuild").hasSize(2)
+                .anySatisfy(dump -> assertThat(dump.getFileName().toString()).endsWith(".tmp"));
+        Files.setLastModifiedTime(jar, FileTime.from(Instant.now()));
+    }
+
+    @Test
+    void errorsAndExitCodesAreTheCommandsOwn() {
+        Run usage = launch("status");
+        assertThat(usage.exitCode()).as(usage.toString()).isEqualTo(ExitCodes.USAGE);
+        assertThat(usage.stderr()).startsWith("dlock: ").doesNotContain("[warning]");
+        Run version = launch("--version");
+        assertThat(version.exitCode()).as(version.toString()).isZero();
+        assertThat(version.stdout()).startsWith("dlock ");
+    }
+
+    private static void assertFreeLockShown(Run run) {
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        assertThat(run.stdout()).startsWith("lock 'job': free");
+        assertThat(run.stderr()).as("nothing but the command's own output").isEmpty();
+    }
+
+    private Run launch(String... args) {
+        return launch(List.of(), args);
+    }
+
+    /** {@code ./dlock --redis URI ARGS} in the copied checkout, with the test JVM's java first on the PATH. */
+    private Run launch(List<String> env, String... args) {
+        List<String> command = new java.util.ArrayList<>(List.of(checkout.resolve("dlock").toString(),
+                "--redis", redis.server().uri()));
+        command.addAll(List.of(args));
+        try {
+            Path out = Files.createTempFile(checkout, "out-", ".txt");
+            Path err = Files.createTempFile(checkout, "err-", ".txt");
+            ProcessBuilder builder = new ProcessBuilder(command).directory(checkout.toFile())
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .redirectOutput(out.toFile()).redirectError(err.toFile());
+            builder.environment().remove(DlockCommand.REDIS_URL_ENV);
+            builder.environment().remove("JAVA_TOOL_OPTIONS");
+            builder.environment().put("PATH", Path.of(System.getProperty("java.home"), "bin")
+                    + File.pathSeparator + System.getenv("PATH"));
+            for (String variable : env) {
+                int equals = variable.indexOf('=');
+                builder.environment().put(variable.substring(0, equals), variable.substring(equals + 1));
+            }
+            Process process = builder.start();
+            if (!process.waitFor(120, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new AssertionError(command + " still running after 120 s");
+            }
+            String stderr = Files.readString(err).lines()
+                    .filter(line -> !line.startsWith("Picked up JAVA_TOOL_OPTIONS")).reduce("", (a, b) -> a + b + "\n");
+            return new Run(process.exitValue(), Files.readString(out), stderr);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private record Run(int exitCode, String stdout, String stderr) {
+        @Override
+        public String toString() {
+            return "exit " + exitCode + "\n--- stdout ---\n" + stdout + "--- stderr ---\n" + stderr;
+        }
+    }
+
+    private static List<Path> archives() throws IOException {
+        try (Stream<Path> files = Files.list(jar.getParent())) {
+            return files.filter(file -> file.getFileName().toString().contains(".jsa")).sorted().toList();
+        }
+    }
+
+    private static void deleteArchives() throws IOException {
+        for (Path archive : archives()) {
+            Files.delete(archive);
+        }
+    }
+
+    /** A dynamic archive whose header is written: it starts with the JVM's magic number. */
+    private static boolean finished(Path dump) throws IOException {
+        byte[] head;
+        try (InputStream in = Files.newInputStream(dump)) {
+            head = in.readNBytes(4);
+        }
+        int magic = (head[0] & 0xff) | (head[1] & 0xff) << 8 | (head[2] & 0xff) << 16 | (head[3] & 0xff) << 24;
+        return magic == 0xf00baba8;
+    }
+
+    /**
+     * What the shade plugin makes of this module, from the test class path: every class and
+     * resource of the main class path in one jar (the first of duplicates wins; signatures left
+     * out), with {@code dev.dlock.cli.Main} as its main class.
+     */
+    private static void runnableJar(Path jar) throws IOException {
+        Manifest manifest = new Manifest();
+        manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+        manifest.getMainAttributes().put(Attributes.Name.MAIN_CLASS, Main.class.getName());
+        Set<String> written = new HashSet<>();
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar), manifest)) {
+            written.add(JarFile.MANIFEST_NAME);
+            for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+                Path path = Path.of(entry);
+                if (path.toString().contains("test-classes")) {
+                    continue;
+                }
+                if (Files.isDirectory(path)) {
+                    try (Stream<Path> files = Files.walk(path)) {
+                        for (Path file : files.filter(Files::isRegularFile).toList()) {
+                            copy(out, written, path.relativize(file).toString().replace(File.separatorChar, '/'),
+                                    Files.newInputStream(file));
+                        }
+                    }
+                } else if (Files.isRegularFile(path)) {
+                    try (JarFile source = new JarFile(path.toFile())) {
+                        for (JarEntry file : source.stream().filter(e -> !e.isDirectory()).toList()) {
+                            copy(out, written, file.getName(), source.getInputStream(file));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private static void copy(JarOutputStream out, Set<String> written, String name, InputStream content)
+            throws IOException {
+        try (InputStream in = content) {
+            String upper = name.toUpperCase(java.util.Locale.ROOT);
+            boolean signature = upper.startsWith("META-INF/") && (upper.endsWith(".SF") || upper.endsWith(".DSA")
+                    || upper.endsWith(".RSA"));
+            if (signature || upper.equals("META-INF/MANIFEST.MF") || upper.endsWith("MODULE-INFO.CLASS")
+                    || !written.add(name)) {
+                return;
+            }
+            out.putNextEntry(new JarEntry(name));
+            in.transferTo(out);
+            out.closeEntry();
+        }
+    }
+}

@@ -1,0 +1,28 @@
+package dev.dlock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** Which subcommands the command line builds for a given line: only the one named, else all. */
+class SubcommandsForTest {
+
+    @Test
+    void theNamedSubcommandAloneStepsOverTheRootOptionsAndTheirValues() {
+        assertThat(DlockCommand.subcommandsFor(new String[] {"--redis", "redis://h:1", "-v", "status", "x"}))
+                .containsExactly(StatusCommand.class);
+        assertThat(DlockCommand.subcommandsFor(new String[] {"--prefix", "status", "list"}))
+                .containsExactly(ListCommand.class);
+        assertThat(DlockCommand.subcommandsFor(new String[] {"exec", "job", "--", "status"}))
+                .containsExactly(ExecCommand.class);
+    }
+
+    @Test
+    void everySubcommandForHelpAnUnknownNameOrNoName() {
+        assertThat(DlockCommand.subcommandsFor(new String[] {"--help"})).hasSize(DlockCommand.SUBCOMMANDS.size());
+        assertThat(DlockCommand.subcommandsFor(new String[] {"help", "status"})).hasSize(DlockCommand.SUBCOMMANDS.size());
+        assertThat(DlockCommand.subcommandsFor(new String[] {"statu", "x"})).hasSize(DlockCommand.SUBCOMMANDS.size());
+        assertThat(DlockCommand.subcommandsFor(new String[] {"--redis", "redis://h:1", "--", "status"}))
+                .hasSize(DlockCommand.SUBCOMMANDS.size());
+    }
+}
