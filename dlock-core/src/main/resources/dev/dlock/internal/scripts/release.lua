@@ -37,9 +37,5 @@ if tonumber(ARGV[3]) > tonumber(hold[3]) then
   released = ARGV[3]
   raise_floor(KEYS[4], released, ARGV[4])
 end
-if not hand_to_first_waiter(released, ARGV[2], KEYS[4], ARGV[4], nil) then
-  redis.call('DEL', KEYS[1])
-  -- the token as message: a waiter subscribed on several Redlock nodes wakes once per release
-  publish(ARGV[2], released)
-end
+pass_on(released, ARGV[2], KEYS[4], ARGV[4])
 return 0

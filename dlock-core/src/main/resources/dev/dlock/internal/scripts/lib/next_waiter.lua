@@ -28,3 +28,13 @@ local function hand_to_first_waiter(released, channel, floor_key, floor_ttl, exc
   notify_waiter(channel, head, token)
   return head
 end
+
+-- The lock KEYS[1] is let go with token `released`: it goes to the first live queued waiter, else
+-- the hash is deleted and the release published (the token as message: a waiter subscribed on
+-- several Redlock nodes wakes once per release).
+local function pass_on(released, channel, floor_key, floor_ttl)
+  if not hand_to_first_waiter(released, channel, floor_key, floor_ttl, nil) then
+    redis.call('DEL', KEYS[1])
+    publish(channel, released)
+  end
+end
