@@ -37,7 +37,7 @@ public record LockInfo(String name, String key, Optional<LockHolder> holder, int
                        Duration remainingLease, long fencingToken, long waitingClients, Duration heldFor,
                        List<LockHold> holds, int permits) {
 
-    /** Copies {@code holds}: the record is immutable. */
+    // holds is copied, so that the record stays immutable
     public LockInfo {
         holds = List.copyOf(holds);
     }
