@@ -37,7 +37,20 @@ public record LockInfo(String name, String key, Optional<LockHolder> holder, int
                        Duration remainingLease, long fencingToken, long waitingClients, Duration heldFor,
                        List<LockHold> holds, int permits) {
 
-    // holds is copied, so that the record stays immutable
+    /**
+     * A snapshot; {@code holds} is copied, so that the record stays immutable.
+     *
+     * @param name           the lock name
+     * @param key            the Redis key of the lock
+     * @param holder         who holds it; empty when the lock is free
+     * @param holdCount      re-entries of the current hold (0 when free)
+     * @param remainingLease time left on the lease
+     * @param fencingToken   token of the current hold (0 when free)
+     * @param waitingClients clients waiting for the lock
+     * @param heldFor        how long the current hold has lasted
+     * @param holds          every hold of the name in this view
+     * @param permits        a semaphore's permit count; 0 when the name is not a held semaphore
+     */
     public LockInfo {
         holds = List.copyOf(holds);
     }
