@@ -286,6 +286,11 @@ class RedlockTest {
         holder.unlock();
 
         holder.lock();
+        // all three stopped first: else the watchdog, renewing on a quorum between two restarts,
+        // puts the lost copy back on the node restarted first
+        servers.master(2).pause();
+        servers.master(3).pause();
+        servers.master(4).pause();
         servers.master(2).restart();
         servers.master(3).restart();
         servers.master(4).restart();
