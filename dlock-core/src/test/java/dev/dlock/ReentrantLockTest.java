@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -102,5 +106,58 @@ class ReentrantLockTest {
             assertThat(info.remainingLease()).isPositive();
         });
         assertThatThrownBy(() -> client.listLocks("")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aHeldLockStoresOwnerAndTokenOnlyAndItsHolderComesFromTheClientRecord() throws Exception {
+        LockClient client = servers.newClient(builder -> builder.clientName("compact"));
+        DistributedLock lock = client.getLock("compact");
+        AtomicReference<LockInfo> seen = new AtomicReference<>();
+        Thread holder = new Thread(() -> {
+            lock.lock();
+            lock.lock();
+            assertThat(fields("dlock:{compact}")).containsOnlyKeys("o", "t", "c").containsEntry("c", "2");
+            lock.unlock();
+            assertThat(fields("dlock:{compact}")).as("one hold: owner and token, no count, no holder description")
+                    .containsOnlyKeys("o", "t");
+            seen.set(client.getLock("compact").info());
+            lock.unlock();
+        }, "compact-holder");
+        holder.start();
+        holder.join(30_000);
+
+        assertThat(seen.get().holdCount()).isEqualTo(1);
+        assertThat(seen.get().holder()).hasValueSatisfying(who -> {
+            assertThat(who.clientName()).isEqualTo("compact");
+            assertThat(who.thread()).isEqualTo("compact-holder");
+            assertThat(who.pid()).isEqualTo(ProcessHandle.current().pid());
+            assertThat(who.host()).isNotBlank();
+        });
+        assertThat(servers.server().keys("dlock:client:*")).singleElement().satisfies(record ->
+                assertThat((Long) servers.server().command("PTTL", record)).as("the record expires")
+                        .isGreaterThan(Duration.ofMinutes(9).toMillis()));
+    }
+
+    @Test
+    void aHolderWhoseClientRecordIsGoneShowsItsClientIdNotAnError() throws Exception {
+        LockClient client = servers.newClient();
+        DistributedLock lock = client.getLock("orphan");
+        lock.lock();
+        for (String record : servers.server().keys("dlock:client:*")) {
+            servers.server().command("DEL", record);
+        }
+        LockInfo info = servers.newClient().getLock("orphan").info();
+        assertThat(info.isLocked()).isTrue();
+        assertThat(info.holder()).hasValueSatisfying(who -> assertThat(who.clientName()).endsWith("(no record)"));
+        lock.unlock();
+    }
+
+    private static Map<String, String> fields(String key) {
+        List<?> flat = (List<?>) servers.server().command("HGETALL", key);
+        Map<String, String> fields = new HashMap<>();
+        for (int i = 0; i + 1 < flat.size(); i += 2) {
+            fields.put(String.valueOf(flat.get(i)), String.valueOf(flat.get(i + 1)));
+        }
+        return fields;
     }
 }

@@ -5,24 +5,31 @@ import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
-import java.util.HexFormat;
+import java.util.Base64;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Who a client is in Redis: its random client id, from which every owner id is made
- * ({@code clientId:threadId:sequence}, never reused), and the holder description recorded with
- * each hold ({@code client\thost\tpid\tthread}), which {@link #parseHolder} reads back.
+ * ({@code clientId:threadId:sequence}, the numbers in base 36, never reused), and the holder
+ * description of its threads ({@code client\thost\tpid\tthread}), which {@link #parseHolder}
+ * reads back. Owner ids are kept short because a lock's hash stores one per hold: 15 characters
+ * of client id (90 random bits) rather than 32 hex digits.
  */
 final class ClientIdentity {
 
     private static final String HOST = hostName();
     private static final long PID = ProcessHandle.current().pid();
 
+    private static final int CLIENT_ID_LENGTH = 15;
+
     private final String clientId = randomId();
+    private final String clientName;
     private final String holderPrefix;
     private final AtomicLong ownerSequence = new AtomicLong();
 
     ClientIdentity(String clientName) {
+        this.clientName = clean(clientName);
         this.holderPrefix = clean(clientName) + "\t" + clean(HOST) + "\t" + PID + "\t";
     }
 
@@ -36,11 +43,41 @@ final class ClientIdentity {
      * a sequence number (see {@link Acquisition}), so owner ids are never reused.
      */
     String ownerPrefix() {
-        return clientId + ":" + Thread.currentThread().getId();
+        return clientId + ":" + threadId(Thread.currentThread());
     }
 
-    long nextOwnerSequence() {
-        return ownerSequence.incrementAndGet();
+    /** A number never used before by this client, in base 36, for an owner or waiter id. */
+    String nextOwnerSequence() {
+        return Long.toString(ownerSequence.incrementAndGet(), Character.MAX_RADIX);
+    }
+
+    /** How a thread appears in owner ids and in the client record's thread fields. */
+    static String threadId(Thread thread) {
+        return Long.toString(thread.getId(), Character.MAX_RADIX);
+    }
+
+    String clientName() {
+        return clientName;
+    }
+
+    static String host() {
+        return clean(HOST);
+    }
+
+    static long pid() {
+        return PID;
+    }
+
+    /**
+     * The client id and thread id an owner or waiter id starts with, or empty for an id that is not
+     * of that form (written by something else).
+     */
+    static Optional<String[]> clientAndThread(String owner) {
+        String[] parts = owner.split(":", 3);
+        if (parts.length < 3 || parts[0].isEmpty() || parts[1].isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new String[] {parts[0], parts[1]});
     }
 
     /** The holder recorded for a hold taken by the current thread. */
@@ -63,14 +100,15 @@ final class ClientIdentity {
         return new LockHolder(parts[0], parts[1], pid, parts[3]);
     }
 
-    private static String clean(String text) {
+    static String clean(String text) {
         return text.replace('\t', ' ').replace('\n', ' ');
     }
 
     private static String randomId() {
-        byte[] bytes = new byte[16];
+        byte[] bytes = new byte[12];
         new SecureRandom().nextBytes(bytes);
-        return HexFormat.of().formatHex(bytes);
+        // URL-safe: no ':' (the owner id's separator), no '{' or '}' (the Cluster hash tag)
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes).substring(0, CLIENT_ID_LENGTH);
     }
 
     private static String hostName() {

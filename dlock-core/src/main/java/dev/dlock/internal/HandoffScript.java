@@ -20,7 +20,7 @@ interface HandoffScript {
      * @param toWaiterId       the parked waiter's waiter id, which leaves the queue with the grant
      */
     CompletableFuture<Reply> handOff(LockTarget target, String fromOwner, int ownSubscriptions, String toOwner,
-                                     long leaseMs, String holder, String toWaiterId);
+                                     long leaseMs, String toWaiterId);
 
     /** Where handoff.lua put the lock. */
     enum Outcome {

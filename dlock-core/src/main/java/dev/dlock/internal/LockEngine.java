@@ -37,6 +37,7 @@ public final class LockEngine implements AutoCloseable {
     private final long commandTimeoutMs;
     private final Ticker ticker;
     private final ClientIdentity identity;
+    private final ClientRecord clientRecord;
     private final HoldRegistry holds = new HoldRegistry();
     private final HoldLosses losses;
     private final LockEvents events;
@@ -81,7 +82,9 @@ public final class LockEngine implements AutoCloseable {
         this.losses = new HoldLosses(listeners, events);
         this.wakeUps = new WakeUps(store.nodes(), commandTimeoutMs);
         this.handoff = new LocalHandoff(store, wakeUps, holds, losses);
-        this.watchdog = new Watchdog(store, ticker, losses, events, watchdogLeaseMs, settings.renewBatch());
+        this.clientRecord = new ClientRecord(store, identity, ticker, keyPrefix);
+        this.watchdog = new Watchdog(store, ticker, losses, events, clientRecord, watchdogLeaseMs,
+                settings.renewBatch());
         this.handoverRenewal = new HandoverRenewal(store, ticker, losses, holds);
         this.inspector = new LockInspector(store, keyPrefix);
         this.acquireContext = new Acquisition.Context(store, wakeUps, handoff, identity, ticker, settings,
@@ -171,6 +174,7 @@ public final class LockEngine implements AutoCloseable {
      */
     Acquisition acquire(LockTarget target, LockKind kind, long leaseMs, long waitNanos, String downgradeFrom) {
         requireOpen();
+        clientRecord.beforeAcquire(leaseMs);
         return track(new Acquisition(acquireContext, target, kind, identity.ownerPrefix(), identity.holderDescription(),
                 leaseMs, false, waitNanos, downgradeFrom).start());
     }
@@ -178,6 +182,7 @@ public final class LockEngine implements AutoCloseable {
     /** Starts the acquire loop for one permit of a semaphore of {@code permits} permits. */
     Acquisition acquirePermit(LockTarget target, int permits, long leaseMs, long waitNanos) {
         requireOpen();
+        clientRecord.beforeAcquire(leaseMs);
         return new Acquisition(acquireContext, target, LockKind.PERMIT, identity.ownerPrefix(),
                 identity.holderDescription(), leaseMs, false, waitNanos, "").withPermits(permits).start();
     }

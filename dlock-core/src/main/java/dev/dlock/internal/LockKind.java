@@ -115,7 +115,8 @@ enum LockKind {
     ScriptCall acquire(LockTarget target, AcquireRequest request, Floor floor) {
         String owner = request.owner();
         return switch (this) {
-            case REENTRANT -> Scripts.acquire(target, floor, owner, request.leaseMs(), request.holder(), request.reentry(),
+            // the reentrant lock stores no holder description: its owner id leads to the client record
+            case REENTRANT -> Scripts.acquire(target, floor, owner, request.leaseMs(), request.reentry(),
                     request.waiterId(), request.waiterTimeoutMs(), request.mayWait());
             case FAIR -> Scripts.fairAcquire(target, floor, owner, request.leaseMs(), request.holder(), request.reentry(),
                     request.waiterId(), request.waiterTimeoutMs(), request.mayWait(), request.ticket());

@@ -59,6 +59,31 @@ interface LockStore extends AutoCloseable {
     /** Connections waiting on the lock's channel (on a quorum: the most any node reports). */
     CompletableFuture<Long> waitingClients(LockTarget target);
 
+    /**
+     * Best effort, never fails: writes a client record ({@link ClientRecord}) on every node, ahead
+     * of the commands issued after it on the same connection.
+     */
+    default void recordHolder(ScriptCall call) {
+        for (RedisNode node : nodes()) {
+            call.on(node).exceptionally(error -> null);
+        }
+    }
+
+    /**
+     * Reads a client record ({@link ClientRecord}): the first node's non-empty answer to the
+     * read_holder.lua call, or an empty list when no node has the record or none answers.
+     */
+    default CompletableFuture<List<?>> readHolder(ScriptCall call) {
+        List<CompletableFuture<Object>> replies = nodes().stream().map(call::on).toList();
+        return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).handle((done, error) -> replies.stream()
+                .filter(reply -> !reply.isCompletedExceptionally())
+                .map(CompletableFuture::join)
+                .map(reply -> (List<?>) reply)
+                .filter(record -> !record.isEmpty())
+                .findFirst()
+                .orElse(List.of()));
+    }
+
     /** Keys matching the glob, from every reachable node. */
     CompletableFuture<List<String>> scan(String keyPattern);
 

@@ -40,7 +40,9 @@ public enum LuaScript {
     RW_LEAVE("rw_leave.lua", Output.INTEGER),
     SEMAPHORE_ACQUIRE("semaphore_acquire.lua", Output.ARRAY),
     SEMAPHORE_RELEASE("semaphore_release.lua", Output.INTEGER),
-    INSPECT_HOLDS("inspect_holds.lua", Output.ARRAY);
+    INSPECT_HOLDS("inspect_holds.lua", Output.ARRAY),
+    RECORD_HOLDER("record_holder.lua", Output.INTEGER),
+    READ_HOLDER("read_holder.lua", Output.ARRAY);
 
     private static final String INCLUDE = "-- @include ";
     private static final String PUBSUB_LIBRARY = "lib/pubsub.lua";

@@ -17,9 +17,9 @@ final class Scripts {
      *
      * @param waiterId "" where waiters are not queued (Redlock, replica acknowledgements)
      */
-    static ScriptCall acquire(LockTarget target, LockKind.Floor floor, String owner, long leaseMs, String holder,
+    static ScriptCall acquire(LockTarget target, LockKind.Floor floor, String owner, long leaseMs,
                               boolean reentry, String waiterId, long waiterTimeoutMs, boolean mayWait) {
-        return new ScriptCall(LuaScript.ACQUIRE, queuedKeys(target, floor), owner, num(leaseMs), holder, flag(reentry),
+        return new ScriptCall(LuaScript.ACQUIRE, queuedKeys(target, floor), owner, num(leaseMs), flag(reentry),
                 floorTtl(floor), waiterId, num(waiterTimeoutMs), flag(mayWait));
     }
 
@@ -42,9 +42,32 @@ final class Scripts {
 
     /** handoff.lua (one Redis only) */
     static ScriptCall handoff(LockTarget target, LockKind.Floor floor, String fromOwner, int ownSubscriptions,
-                              String toOwner, long leaseMs, String holder, String toWaiterId) {
+                              String toOwner, long leaseMs, String toWaiterId) {
         return new ScriptCall(LuaScript.HANDOFF, queuedKeys(target, floor), fromOwner, target.channel(),
-                Integer.toString(ownSubscriptions), toOwner, num(leaseMs), holder, floorTtl(floor), toWaiterId);
+                Integer.toString(ownSubscriptions), toOwner, num(leaseMs), floorTtl(floor), toWaiterId);
+    }
+
+    /**
+     * record_holder.lua
+     *
+     * @param threads thread id (base 36), thread name, ...
+     */
+    static ScriptCall recordHolder(String recordKey, String clientName, String host, long pid, long ttlMs,
+                                   List<String> threads) {
+        String[] args = new String[4 + threads.size()];
+        args[0] = clientName;
+        args[1] = host;
+        args[2] = num(pid);
+        args[3] = num(ttlMs);
+        for (int i = 0; i < threads.size(); i++) {
+            args[4 + i] = threads.get(i);
+        }
+        return new ScriptCall(LuaScript.RECORD_HOLDER, new String[] {recordKey}, args);
+    }
+
+    /** read_holder.lua */
+    static ScriptCall readHolder(String recordKey, String threadId) {
+        return new ScriptCall(LuaScript.READ_HOLDER, new String[] {recordKey}, threadId);
     }
 
     /** force_release.lua */

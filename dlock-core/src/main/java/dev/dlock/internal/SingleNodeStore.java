@@ -125,11 +125,10 @@ final class SingleNodeStore implements LockStore, HandoffScript {
 
     @Override
     public CompletableFuture<HandoffScript.Reply> handOff(LockTarget target, String fromOwner, int ownSubscriptions,
-                                                         String toOwner, long leaseMs, String holder,
-                                                         String toWaiterId) {
+                                                         String toOwner, long leaseMs, String toWaiterId) {
         long startNanos = ticker.nanoTime();
-        return Scripts.handoff(target, floors.of(target), fromOwner, ownSubscriptions, toOwner, leaseMs, holder,
-                        toWaiterId).on(node)
+        return Scripts.handoff(target, floors.of(target), fromOwner, ownSubscriptions, toOwner, leaseMs, toWaiterId)
+                .on(node)
                 .handle((reply, error) -> {
                     if (error != null) {
                         throw Failures.commandFailed("release", target, node, commandTimeoutMs, error);

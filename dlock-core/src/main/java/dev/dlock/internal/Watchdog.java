@@ -24,6 +24,7 @@ final class Watchdog {
     private final Ticker ticker;
     private final HoldLosses losses;
     private final LockEvents events;
+    private final ClientRecord clientRecord;
     private final long periodNanos;
     /** When the last round started (or found nothing to renew); touched by the timer thread only. */
     private long lastRoundNanos;
@@ -37,8 +38,10 @@ final class Watchdog {
      * @param leaseMs   the lease every renewal sets
      * @param batchSize holds per renewal script call
      */
-    Watchdog(LockStore store, Ticker ticker, HoldLosses losses, LockEvents events, long leaseMs, int batchSize) {
+    Watchdog(LockStore store, Ticker ticker, HoldLosses losses, LockEvents events, ClientRecord clientRecord,
+             long leaseMs, int batchSize) {
         this.store = store;
+        this.clientRecord = clientRecord;
         this.ticker = ticker;
         this.losses = losses;
         this.events = events;
@@ -82,6 +85,8 @@ final class Watchdog {
             List<Hold> all = new ArrayList<>(holds);
             events.renewalRound(all.size(), Math.max(0, now - lastRoundNanos - periodNanos));
             lastRoundNanos = now;
+            // the holders' record must outlive the holds it names
+            clientRecord.beforeRenewal(leaseMs);
             List<CompletableFuture<?>> batches = new ArrayList<>();
             for (int from = 0; from < all.size(); from += batchSize) {
                 batches.add(renew(all.subList(from, Math.min(all.size(), from + batchSize))));

@@ -16,9 +16,8 @@
 --          waiters of other clients
 -- ARGV[4]  owner id for the client's own waiter that takes the lock over
 -- ARGV[5]  its lease in milliseconds (positive integer)
--- ARGV[6]  its holder description ("client\thost\tpid\tthread")
--- ARGV[7]  how long the token floor lives after this grant, in ms (with KEYS[4])
--- ARGV[8]  its waiter id: when queued, it leaves the queue with the grant
+-- ARGV[6]  how long the token floor lives after this grant, in ms (with KEYS[4])
+-- ARGV[7]  its waiter id: when queued, it leaves the queue with the grant
 --
 -- Returns  {1, token}  handed over to ARGV[4]: hold count 1, a fresh fencing token (a decimal
 --                      string) and lease ARGV[5]; nothing was published
@@ -41,7 +40,7 @@ end
 local previous = redis.call('HGET', KEYS[1], 't')
 local queued = redis.call('EXISTS', KEYS[2]) == 1
 if queued then
-  local handed_to = hand_to_first_waiter(previous, ARGV[2], KEYS[4], ARGV[7], ARGV[8])
+  local handed_to = hand_to_first_waiter(previous, ARGV[2], KEYS[4], ARGV[6], ARGV[7])
   if handed_to then
     return {2, handed_to}
   end
@@ -54,10 +53,12 @@ if not queued and subscribers(ARGV[2]) - tonumber(ARGV[3]) > 0 then
   publish(ARGV[2], previous)
   return {0}
 end
-local token = grant_token(previous, KEYS[4], ARGV[7])
-redis.call('HSET', KEYS[1], 'o', ARGV[4], 'c', 1, 't', token, 'h', ARGV[6])
+local token = grant_token(previous, KEYS[4], ARGV[6])
+-- a fresh hold in acquire.lua's layout: owner and token; a count left by a re-entry goes
+redis.call('HDEL', KEYS[1], 'c')
+redis.call('HSET', KEYS[1], 'o', ARGV[4], 't', token)
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 if queued then
-  leave_queue(ARGV[8])
+  leave_queue(ARGV[7])
 end
 return {1, token}

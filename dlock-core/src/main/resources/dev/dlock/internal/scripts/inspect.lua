@@ -30,12 +30,12 @@ if view ~= 'r' then
   local fields = redis.call('HMGET', KEYS[1], 'o', 'c', 't', 'h', 'e')
   if fields[1] ~= false then
     if fields[5] == false then
-      return {fields[1], tonumber(fields[2]), fields[3], fields[4] or '', redis.call('PTTL', KEYS[1]),
+      return {fields[1], tonumber(fields[2] or '1'), fields[3], fields[4] or '', redis.call('PTTL', KEYS[1]),
               held_ms(fields[3])}
     end
     local left = tonumber(fields[5]) - server_now()
     if left > 0 then
-      return {fields[1], tonumber(fields[2]), fields[3], fields[4] or '', left, held_ms(fields[3])}
+      return {fields[1], tonumber(fields[2] or '1'), fields[3], fields[4] or '', left, held_ms(fields[3])}
     end
   end
   if view == 'w' then

@@ -38,7 +38,7 @@ if exclusive.o then
     left = redis.call('PTTL', KEYS[1])
   end
   if left > 0 or left == -1 then
-    for _, v in ipairs({exclusive.o, tonumber(exclusive.c), exclusive.t, exclusive.h or '', left, 0}) do
+    for _, v in ipairs({exclusive.o, tonumber(exclusive.c or '1'), exclusive.t, exclusive.h or '', left, 0}) do
       result[#result + 1] = v
     end
   end

@@ -1,7 +1,7 @@
 -- release.lua: give back one hold of a reentrant lock; the last one hands the lock to the first
 -- queued waiter (lib/next_waiter.lua), or deletes it and wakes the waiters.
 --
--- KEYS[1]  the lock hash <prefix>{name}
+-- KEYS[1]  the lock hash <prefix>{name} (fields: see acquire.lua)
 -- KEYS[2]  the queue of waiters <prefix>{name}:queue (see lib/fair_queue.lua)
 -- KEYS[3]  the waiters' entries <prefix>{name}:waiters
 -- KEYS[4]  optional: the token floor (see lib/tokens.lua), raised to ARGV[3] when that is above
@@ -27,8 +27,15 @@ local hold = redis.call('HMGET', KEYS[1], 'o', 'c', 't')
 if hold[1] ~= ARGV[1] then
   return -1
 end
-if tonumber(hold[2]) > 1 then
-  return redis.call('HINCRBY', KEYS[1], 'c', -1)
+local count = tonumber(hold[2] or '1')
+if count > 1 then
+  -- acquire.lua's layout: the field is there only from 2 holds on
+  if count == 2 then
+    redis.call('HDEL', KEYS[1], 'c')
+  else
+    redis.call('HSET', KEYS[1], 'c', count - 1)
+  end
+  return count - 1
 end
 local released = hold[3]
 if tonumber(ARGV[3]) > tonumber(hold[3]) then

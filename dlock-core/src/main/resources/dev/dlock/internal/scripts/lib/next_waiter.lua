@@ -4,8 +4,8 @@
 -- KEYS[2] and KEYS[3]) and lib/pubsub.lua. Over Redlock nobody is queued and it hands nothing.
 
 -- Hands the lock KEYS[1] to the first live queued waiter, unless that waiter is `except`: owner =
--- its waiter id, hold count 1, a token above `released` and the floor (which it raises), its
--- holder description, and its lease or what is left of its deadline, whichever is shorter (a
+-- its waiter id, hold count 1, a token above `released` and the floor (which it raises), and
+-- its lease or what is left of its deadline, whichever is shorter (a
 -- waiter that died while queued holds the lock up no longer than that). Its entry goes, and the
 -- waiter is told (lib/pubsub.lua's notify_waiter: on its client's channel; on a Cluster on the
 -- lock's channel, where only that waiter acts on it); it takes the lock over without another
@@ -17,12 +17,14 @@ local function hand_to_first_waiter(released, channel, floor_key, floor_ttl, exc
     return false
   end
   local now = server_now()
-  local head, deadline, lease, holder = live_head(now)
+  local head, deadline, lease = live_head(now)
   if not head or head == except then
     return false
   end
   local token = grant_token(released, floor_key, floor_ttl)
-  redis.call('HSET', KEYS[1], 'o', head, 'c', 1, 't', token, 'h', holder)
+  -- a fresh hold in acquire.lua's layout: owner and token; a count left by a re-entry goes
+  redis.call('HDEL', KEYS[1], 'c')
+  redis.call('HSET', KEYS[1], 'o', head, 't', token)
   redis.call('PEXPIRE', KEYS[1], math.min(lease, deadline - now))
   leave_queue(head)
   notify_waiter(channel, head, token)

@@ -1,0 +1,117 @@
+package dev.dlock.internal;
+
+import dev.dlock.LockHolder;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The client's record in Redis ({@code <prefix>client:<client id>}, record_holder.lua): its
+ * name, host and pid, and the names of its threads that took locks. The reentrant lock's hash
+ * keeps only the owner id, whose client and thread ids lead here, so a held lock costs Redis no
+ * holder description of its own; {@link LockInspector} joins the two.
+ *
+ * <p>The record must outlive every hold of the client: it is written before a thread's first
+ * acquisition (and again when its name changed), lives at least {@link #MIN_TTL_MS} and longer
+ * than any lease asked for, and is extended while holds are renewed. Writes are best effort: a
+ * record that could not be written shows as a holder with only its client id known.
+ */
+final class ClientRecord {
+
+    /** How long a record lives at the least: extended rarely, and gone soon after its client. */
+    static final long MIN_TTL_MS = TimeUnit.MINUTES.toMillis(10);
+    /** Rewritten once less than this is left beyond the lease in question. */
+    private static final long MARGIN_MS = TimeUnit.MINUTES.toMillis(1);
+
+    private final LockStore store;
+    private final ClientIdentity identity;
+    private final Ticker ticker;
+    private final String key;
+    /** Thread id (base 36) → the name written for it while the record has lived. */
+    private final Map<String, String> recordedThreads = new ConcurrentHashMap<>();
+    /** How long the record lives at least, by this client's clock: a write counts from when it was sent. */
+    private volatile long liveUntilNanos;
+
+    ClientRecord(LockStore store, ClientIdentity identity, Ticker ticker, String keyPrefix) {
+        this.store = store;
+        this.identity = identity;
+        this.ticker = ticker;
+        this.key = key(keyPrefix, identity.clientId());
+        this.liveUntilNanos = ticker.nanoTime();
+    }
+
+    static String key(String keyPrefix, String clientId) {
+        // a key of its own, in no lock's slot: no braces
+        return keyPrefix + "client:" + clientId;
+    }
+
+    /** Before the current thread acquires with this lease: writes what the record lacks, if anything. */
+    void beforeAcquire(long leaseMs) {
+        Thread thread = Thread.currentThread();
+        String threadId = ClientIdentity.threadId(thread);
+        String name = ClientIdentity.clean(thread.getName());
+        long now = ticker.nanoTime();
+        boolean expiring = !covers(now, leaseMs);
+        if (!expiring && name.equals(recordedThreads.get(threadId))) {
+            return;
+        }
+        synchronized (this) {
+            if (!covers(now, 0)) {
+                // it may be gone already, and with it every thread's name: none of them holds anything
+                recordedThreads.clear();
+            }
+            recordedThreads.put(threadId, name);
+            write(now, leaseMs, List.of(threadId, name));
+        }
+    }
+
+    /** While holds with this lease are renewed: extends the record when it would end before them. */
+    void beforeRenewal(long leaseMs) {
+        long now = ticker.nanoTime();
+        if (!covers(now, leaseMs)) {
+            synchronized (this) {
+                write(now, leaseMs, List.of());
+            }
+        }
+    }
+
+    private boolean covers(long nowNanos, long leaseMs) {
+        return liveUntilNanos - nowNanos > TimeUnit.MILLISECONDS.toNanos(leaseMs + MARGIN_MS);
+    }
+
+    private void write(long nowNanos, long leaseMs, List<String> threads) {
+        long ttlMs = Math.max(MIN_TTL_MS, leaseMs + 2 * MARGIN_MS);
+        store.recordHolder(Scripts.recordHolder(key, identity.clientName(), ClientIdentity.host(), ClientIdentity.pid(),
+                ttlMs, threads));
+        liveUntilNanos = Math.max(liveUntilNanos, nowNanos + TimeUnit.MILLISECONDS.toNanos(ttlMs));
+    }
+
+    /**
+     * Who holds under this owner id, from its client's record; a holder with only the client id
+     * when there is no record (its client gone longer than its leases), or the owner id alone for
+     * an id of another form.
+     */
+    static CompletableFuture<LockHolder> holderOf(LockStore store, String keyPrefix, String owner) {
+        Optional<String[]> ids = ClientIdentity.clientAndThread(owner);
+        if (ids.isEmpty()) {
+            return CompletableFuture.completedFuture(new LockHolder(owner, "", -1, ""));
+        }
+        String clientId = ids.get()[0];
+        return store.readHolder(Scripts.readHolder(key(keyPrefix, clientId), ids.get()[1])).thenApply(record -> {
+            if (record.size() < 4) {
+                return new LockHolder("client " + clientId + " (no record)", "", -1, "");
+            }
+            long pid;
+            try {
+                pid = Long.parseLong(String.valueOf(record.get(2)));
+            } catch (NumberFormatException e) {
+                pid = -1;
+            }
+            return new LockHolder(String.valueOf(record.get(0)), String.valueOf(record.get(1)), pid,
+                    String.valueOf(record.get(3)));
+        });
+    }
+}
