@@ -41,7 +41,7 @@ public final class Main {
     record Plan(String name, int rounds, int jmhWarmups, Duration jmhWarmup, int jmhIterations, Duration jmhIteration,
                 Duration loadWarmup, Duration loadMeasure, int heldLocks, Duration hold, long heldLeaseMs) {
 
-        /** About 11-12 minutes on 2 cores: 4 rounds of ~160 s, then many-held once (~60 s). */
+        /** About 12-13 minutes on 2 cores: 4 rounds of ~170 s, then many-held once (~60 s). */
         static final Plan DEFAULT = new Plan("default", 4, 3, Duration.ofSeconds(1), 3, Duration.ofSeconds(1),
                 Duration.ofSeconds(2), Duration.ofSeconds(4), 100_000, Duration.ofSeconds(10), 4_500);
         /** About 2 minutes: a smoke test of the harness, too short for figures worth quoting. */

@@ -44,8 +44,8 @@ class RawHandoffFloorTest {
 
     @Test
     void serverCpuIsTheSumOfUserAndSystemTimeOfEveryServer() {
-        assertThat(ServerCpu.usedSeconds("# CPU\r\nused_cpu_sys:1.250000\r\nused_cpu_user:0.500001\r\n"
-                + "used_cpu_sys_children:9.000000\r\nused_cpu_user_children:9.000000\r\n")).isEqualTo(1.750001);
+        assertThat(ServerCpu.usedSeconds("# CPU\r\nused_cpu_sys:1.250000\r\nused_cpu_user:0.500000\r\n"
+                + "used_cpu_sys_children:9.000000\r\nused_cpu_user_children:9.000000\r\n")).isEqualTo(1.75);
         try (RedisServer first = RedisServer.start(); RedisServer second = RedisServer.start();
              ServerCpu cpu = new ServerCpu(List.of(first.uri(), second.uri()))) {
             double before = cpu.micros();
