@@ -23,6 +23,12 @@ public enum Contenders {
      * majority answered. No retries, no validity arithmetic, no tokens.
      */
     QUORUM_FLOOR("raw quorum floor", RawContenders::quorumFloor),
+    /**
+     * The least a handoff from one process to another through Redis does ({@link RawHandoffFloor}):
+     * one script call that names the next holder and publishes the grant to its process, whose
+     * listener wakes a parked thread. Only in {@code contended-processes}, one ring member per JVM.
+     */
+    HANDOFF_FLOOR("raw handoff floor", RawHandoffFloor::open),
     /** dlock's Redlock over all the given servers. */
     DLOCK_REDLOCK("dlock Redlock", DlockContenders::redlock),
     /** RedissonRedLock over one Redisson client per server. */

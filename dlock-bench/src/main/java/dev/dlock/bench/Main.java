@@ -1,6 +1,8 @@
 package dev.dlock.bench;
 
 import dev.dlock.testing.RedisServer;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -39,7 +41,7 @@ public final class Main {
     record Plan(String name, int rounds, int jmhWarmups, Duration jmhWarmup, int jmhIterations, Duration jmhIteration,
                 Duration loadWarmup, Duration loadMeasure, int heldLocks, Duration hold, long heldLeaseMs) {
 
-        /** About 11-12 minutes on 2 cores: 4 rounds of ~160 s, then many-held once (~60 s). */
+        /** About 12-13 minutes on 2 cores: 4 rounds of ~170 s, then many-held once (~60 s). */
         static final Plan DEFAULT = new Plan("default", 4, 3, Duration.ofSeconds(1), 3, Duration.ofSeconds(1),
                 Duration.ofSeconds(2), Duration.ofSeconds(4), 100_000, Duration.ofSeconds(10), 4_500);
         /** About 2 minutes: a smoke test of the harness, too short for figures worth quoting. */
@@ -287,12 +289,29 @@ public final class Main {
         }
 
         private Map<Metric, Double> jmh(Contenders contender, List<String> uris, String lockName)
+                throws RunnerException, IOException {
+            Path cpuFile = Files.createTempFile("dlock-bench-cpu-", ".txt");
+            try {
+                Map<Metric, Double> figures = jmh(contender, uris, lockName, cpuFile);
+                // server CPU µs and pairs of the measured iterations, written by the fork
+                String[] cpu = Files.readString(cpuFile).trim().split(" ");
+                if (cpu.length == 2 && Long.parseLong(cpu[1]) > 0) {
+                    figures.put(Metric.REDIS_CPU, Double.parseDouble(cpu[0]) / Long.parseLong(cpu[1]));
+                }
+                return figures;
+            } finally {
+                Files.deleteIfExists(cpuFile);
+            }
+        }
+
+        private Map<Metric, Double> jmh(Contenders contender, List<String> uris, String lockName, Path cpuFile)
                 throws RunnerException {
             Options options = new OptionsBuilder()
                     .include(SingleThreadBenchmark.class.getName() + ".acquireRelease")
                     .param("contender", contender.name())
                     .param("uris", String.join(",", uris))
                     .param("lockName", lockName)
+                    .param("cpuFile", cpuFile.toString())
                     .warmupIterations(plan.jmhWarmups())
                     .warmupTime(TimeValue.milliseconds(plan.jmhWarmup().toMillis()))
                     .measurementIterations(plan.jmhIterations())

@@ -7,6 +7,8 @@ enum Metric {
     P50("p50", "µs", 0),
     P99("p99", "µs", 0),
     P999("p99.9", "µs", 0),
+    /** CPU time of the redis-server processes of the scenario per acquire+release pair ({@link ServerCpu}). */
+    REDIS_CPU("Redis CPU per pair", "µs", 1),
     THREAD_MIN("per-thread min", "acq.", 0),
     THREAD_MAX("per-thread max", "acq.", 0),
     JAIN("Jain's index", "", 3),

@@ -8,7 +8,7 @@ import java.util.stream.Collectors;
 enum Scenario {
     UNCONTENDED("uncontended", "1 thread, 1 key, acquire+release pairs (JMH, sample mode)",
             List.of(Contenders.RTT, Contenders.FLOOR, Contenders.DLOCK, Contenders.REDISSON),
-            List.of(Metric.OPS, Metric.P50, Metric.P99, Metric.P999)),
+            List.of(Metric.OPS, Metric.P50, Metric.P99, Metric.P999, Metric.REDIS_CPU)),
     PARALLEL("parallel", "64 threads, a key each, acquire+release pairs",
             List.of(Contenders.FLOOR, Contenders.DLOCK, Contenders.REDISSON),
             List.of(Metric.OPS, Metric.P50, Metric.P99)),
@@ -24,10 +24,10 @@ enum Scenario {
     /** The contended load with the waiters in separate JVMs, one client each ({@link ContendedProcesses}). */
     CONTENDED_PROCESSES("contended-processes", Main.CONTENDED_PROCESSES + " JVMs of " + Main.THREADS_PER_PROCESS
             + " threads (one client each), started by the run, 1 key, empty critical section",
-            List.of(Contenders.DLOCK, Contenders.REDISSON), Metrics.CONTENDED),
+            List.of(Contenders.DLOCK, Contenders.REDISSON, Contenders.HANDOFF_FLOOR), Metrics.CONTENDED),
     REDLOCK("redlock", "1 thread, 5 servers, acquire+release pairs (JMH, sample mode)",
             List.of(Contenders.QUORUM_FLOOR, Contenders.DLOCK_REDLOCK, Contenders.REDISSON_REDLOCK),
-            List.of(Metric.OPS, Metric.P50, Metric.P99, Metric.P999)),
+            List.of(Metric.OPS, Metric.P50, Metric.P99, Metric.P999, Metric.REDIS_CPU)),
     /** 16 threads on one semaphore of 4 permits: acquisitions while 4 hold and 12 wait. */
     SEMAPHORE("semaphore", Main.CONTENDED_THREADS + " threads, 1 semaphore of " + Main.SEMAPHORE_PERMITS
             + " permits, empty critical section",

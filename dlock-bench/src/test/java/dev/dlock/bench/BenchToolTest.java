@@ -115,6 +115,31 @@ class BenchToolTest {
     }
 
     @Test
+    void theFloorsAreShownNextToTheTargetsTheyBound() {
+        Results results = new Results(1);
+        results.record(Scenario.UNCONTENDED, Contenders.RTT, 0, Map.of(Metric.P50, 100.0, Metric.REDIS_CPU, 8.0));
+        results.record(Scenario.UNCONTENDED, Contenders.FLOOR, 0, Map.of(Metric.OPS, 4000.0, Metric.REDIS_CPU, 20.0));
+        results.record(Scenario.UNCONTENDED, Contenders.DLOCK, 0, Map.of(Metric.OPS, 3000.0, Metric.REDIS_CPU, 45.0));
+        results.record(Scenario.REDLOCK, Contenders.QUORUM_FLOOR, 0, Map.of(Metric.REDIS_CPU, 100.0));
+        results.record(Scenario.REDLOCK, Contenders.DLOCK_REDLOCK, 0, Map.of(Metric.REDIS_CPU, 230.5));
+        results.record(Scenario.CONTENDED_PROCESSES, Contenders.DLOCK, 0, Map.of(Metric.HANDOFF_P50, 413.0));
+        results.record(Scenario.CONTENDED_PROCESSES, Contenders.REDISSON, 0, Map.of(Metric.HANDOFF_P50, 1200.0));
+        results.record(Scenario.CONTENDED_PROCESSES, Contenders.HANDOFF_FLOOR, 0, Map.of(Metric.HANDOFF_P50, 390.0));
+        Report.Facts facts = new Report.Facts(Instant.parse("2026-01-02T03:04:05Z"), Duration.ofSeconds(61),
+                Main.Plan.QUICK, "7.0.15", 0.5, 0.7, 0.02);
+        Report report = new Report(results, facts,
+                EnumSet.of(Scenario.UNCONTENDED, Scenario.CONTENDED_PROCESSES, Scenario.REDLOCK));
+        assertThat(report.generated())
+                .contains("| | dlock | Redisson | raw handoff floor |")
+                .contains("| handoff p50 (µs) | 413 · 0.34×R | 1,200 | 390 · 0.33×R |")
+                .contains("| Redis CPU per pair (µs) | 8.0 | 20.0 | 45.0 | n/a (not run) | 2.25× |")
+                .contains("| Redis CPU per pair (µs) | 100.0 | 230.5 | n/a (not run) |");
+        assertThat(report.targets()).filteredOn(target -> target.goal().startsWith("handoff gap"))
+                .extracting(Report.Target::measured)
+                .contains("4.13 RTT (413 µs; 1 RTT = PING p50 100 µs); raw handoff floor 3.90 RTT (390 µs)");
+    }
+
+    @Test
     void processesShareTheArenaThroughTheMappedFile(@TempDir Path dir) {
         Path file = dir.resolve("arena");
         ContendedArena.Mapped parent = ContendedArena.mapped(file, true);
