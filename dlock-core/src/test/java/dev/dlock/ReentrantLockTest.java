@@ -139,17 +139,64 @@ class ReentrantLockTest {
     }
 
     @Test
-    void aHolderWhoseClientRecordIsGoneShowsItsClientIdNotAnError() throws Exception {
-        LockClient client = servers.newClient();
+    void aClientRecordLostWithTheServersDataShowsTheClientIdUntilTheWatchdogWritesItBack() throws Exception {
+        // a renewal round every 500 ms
+        LockClient client = servers.newClient(builder -> builder.clientName("orphan")
+                .defaultLease(Duration.ofMillis(1500)).commandTimeout(Duration.ofMillis(400)));
         DistributedLock lock = client.getLock("orphan");
-        lock.lock();
+        lock.lock(Duration.ofMinutes(1));
+        DistributedLock renewed = client.getLock("orphan-renewed");
+        renewed.lock();
         for (String record : servers.server().keys("dlock:client:*")) {
             servers.server().command("DEL", record);
         }
-        LockInfo info = servers.newClient().getLock("orphan").info();
+        String holderThread = Thread.currentThread().getName();
+        DistributedLock seen = servers.newClient().getLock("orphan");
+        LockInfo info = seen.info();
+        if (info.holder().orElseThrow().clientName().equals("orphan")) {
+            // a round wrote it back already: nothing to see of the gap
+            return;
+        }
         assertThat(info.isLocked()).isTrue();
         assertThat(info.holder()).hasValueSatisfying(who -> assertThat(who.clientName()).endsWith("(no record)"));
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(seen.info().holder())
+                .hasValueSatisfying(who -> {
+                    assertThat(who.clientName()).isEqualTo("orphan");
+                    assertThat(who.thread()).isEqualTo(holderThread);
+                }));
         lock.unlock();
+        renewed.unlock();
+    }
+
+    @Test
+    void threadsThatHoldNothingLeaveTheClientRecord() throws Exception {
+        LockClient client = servers.newClient(builder -> builder.defaultLease(Duration.ofMillis(1500))
+                .commandTimeout(Duration.ofMillis(400)));
+        DistributedLock lock = client.getLock("kept");
+        lock.lock();
+        for (int i = 0; i < 5; i++) {
+            Thread passing = new Thread(() -> {
+                DistributedLock brief = client.getLock("brief");
+                brief.lock();
+                brief.unlock();
+            }, "passing-" + i);
+            passing.start();
+            passing.join(30_000);
+        }
+        String record = servers.server().keys("dlock:client:*").get(0);
+        assertThat(threadFields(record)).hasSizeGreaterThanOrEqualTo(2);
+        // once the lease (1.5 s) has passed since they asked, the watchdog's rounds leave only the holder
+        await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(threadFields(record)).hasSize(1));
+        assertThat(seenThreadOf(client, "kept")).isEqualTo(Thread.currentThread().getName());
+        lock.unlock();
+    }
+
+    private static List<String> threadFields(String record) {
+        return fields(record).keySet().stream().filter(field -> field.startsWith("t:")).toList();
+    }
+
+    private static String seenThreadOf(LockClient client, String name) {
+        return client.getLock(name).info().holder().orElseThrow().thread();
     }
 
     private static Map<String, String> fields(String key) {

@@ -1,9 +1,12 @@
 package dev.dlock.internal;
 
 import dev.dlock.LockHolder;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -16,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>The record must outlive every hold of the client: it is written before a thread's first
  * acquisition (and again when its name changed), lives at least {@link #MIN_TTL_MS} and longer
- * than any lease asked for, and is extended while holds are renewed. Writes are best effort: a
+ * than any lease asked for, and is written again at each round of the watchdog. Writes are best effort: a
  * record that could not be written shows as a holder with only its client id known.
  */
 final class ClientRecord {
@@ -30,13 +33,18 @@ final class ClientRecord {
     private final ClientIdentity identity;
     private final Ticker ticker;
     private final String key;
-    /** Thread id (base 36) → the name written for it while the record has lived. */
-    private final Map<String, String> recordedThreads = new ConcurrentHashMap<>();
+    private final HoldRegistry holds;
+    /** Thread id (base 36) → the name written for it, and when. */
+    private final Map<String, Recorded> recordedThreads = new ConcurrentHashMap<>();
     /** How long the record lives at least, by this client's clock: a write counts from when it was sent. */
     private volatile long liveUntilNanos;
 
-    ClientRecord(LockStore store, ClientIdentity identity, Ticker ticker, String keyPrefix) {
+    private record Recorded(String name, long atNanos) {
+    }
+
+    ClientRecord(LockStore store, ClientIdentity identity, Ticker ticker, String keyPrefix, HoldRegistry holds) {
         this.store = store;
+        this.holds = holds;
         this.identity = identity;
         this.ticker = ticker;
         this.key = key(keyPrefix, identity.clientId());
@@ -54,8 +62,8 @@ final class ClientRecord {
         String threadId = ClientIdentity.threadId(thread);
         String name = ClientIdentity.clean(thread.getName());
         long now = ticker.nanoTime();
-        boolean expiring = !covers(now, leaseMs);
-        if (!expiring && name.equals(recordedThreads.get(threadId))) {
+        Recorded recorded = recordedThreads.get(threadId);
+        if (covers(now, leaseMs) && recorded != null && recorded.name().equals(name)) {
             return;
         }
         synchronized (this) {
@@ -63,18 +71,35 @@ final class ClientRecord {
                 // it may be gone already, and with it every thread's name: none of them holds anything
                 recordedThreads.clear();
             }
-            recordedThreads.put(threadId, name);
-            write(now, leaseMs, List.of(threadId, name));
+            recordedThreads.put(threadId, new Recorded(name, now));
+            write(now, leaseMs, false, List.of(threadId, name));
         }
     }
 
-    /** While holds with this lease are renewed: extends the record when it would end before them. */
-    void beforeRenewal(long leaseMs) {
+    /**
+     * At each round of the watchdog (holds with this lease are renewed): writes the record whole
+     * again, one call per round, so that a record lost with a server's data (a restart without
+     * persistence, a failover to a replica that never had it, a flush) is back within a renewal
+     * period while its holds are, and its time to live keeps ahead of theirs. Threads that hold
+     * nothing and have not asked for a lock within the lease leave it: a client whose threads come
+     * and go (virtual threads) keeps a record of its holders, not of every thread it ever ran.
+     */
+    void onRenewalRound(long leaseMs) {
         long now = ticker.nanoTime();
-        if (!covers(now, leaseMs)) {
-            synchronized (this) {
-                write(now, leaseMs, List.of());
-            }
+        Set<String> holding = new HashSet<>();
+        for (Hold hold : holds.live()) {
+            ClientIdentity.clientAndThread(hold.owner).ifPresent(ids -> holding.add(ids[1]));
+        }
+        long recentFrom = now - TimeUnit.MILLISECONDS.toNanos(leaseMs);
+        synchronized (this) {
+            recordedThreads.entrySet().removeIf(entry -> !holding.contains(entry.getKey())
+                    && entry.getValue().atNanos() - recentFrom < 0);
+            List<String> threads = new ArrayList<>();
+            recordedThreads.forEach((threadId, recorded) -> {
+                threads.add(threadId);
+                threads.add(recorded.name());
+            });
+            write(now, leaseMs, true, threads);
         }
     }
 
@@ -82,10 +107,10 @@ final class ClientRecord {
         return liveUntilNanos - nowNanos > TimeUnit.MILLISECONDS.toNanos(leaseMs + MARGIN_MS);
     }
 
-    private void write(long nowNanos, long leaseMs, List<String> threads) {
+    private void write(long nowNanos, long leaseMs, boolean replace, List<String> threads) {
         long ttlMs = Math.max(MIN_TTL_MS, leaseMs + 2 * MARGIN_MS);
         store.recordHolder(Scripts.recordHolder(key, identity.clientName(), ClientIdentity.host(), ClientIdentity.pid(),
-                ttlMs, threads));
+                ttlMs, replace, threads));
         liveUntilNanos = Math.max(liveUntilNanos, nowNanos + TimeUnit.MILLISECONDS.toNanos(ttlMs));
     }
 

@@ -82,7 +82,7 @@ public final class LockEngine implements AutoCloseable {
         this.losses = new HoldLosses(listeners, events);
         this.wakeUps = new WakeUps(store.nodes(), commandTimeoutMs);
         this.handoff = new LocalHandoff(store, wakeUps, holds, losses);
-        this.clientRecord = new ClientRecord(store, identity, ticker, keyPrefix);
+        this.clientRecord = new ClientRecord(store, identity, ticker, keyPrefix, holds);
         this.watchdog = new Watchdog(store, ticker, losses, events, clientRecord, watchdogLeaseMs,
                 settings.renewBatch());
         this.handoverRenewal = new HandoverRenewal(store, ticker, losses, holds);

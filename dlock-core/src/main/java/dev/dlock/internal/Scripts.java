@@ -53,14 +53,15 @@ final class Scripts {
      * @param threads thread id (base 36), thread name, ...
      */
     static ScriptCall recordHolder(String recordKey, String clientName, String host, long pid, long ttlMs,
-                                   List<String> threads) {
-        String[] args = new String[4 + threads.size()];
+                                   boolean replace, List<String> threads) {
+        String[] args = new String[5 + threads.size()];
         args[0] = clientName;
         args[1] = host;
         args[2] = num(pid);
         args[3] = num(ttlMs);
+        args[4] = flag(replace);
         for (int i = 0; i < threads.size(); i++) {
-            args[4 + i] = threads.get(i);
+            args[5 + i] = threads.get(i);
         }
         return new ScriptCall(LuaScript.RECORD_HOLDER, new String[] {recordKey}, args);
     }

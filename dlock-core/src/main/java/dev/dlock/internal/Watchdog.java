@@ -86,7 +86,7 @@ final class Watchdog {
             events.renewalRound(all.size(), Math.max(0, now - lastRoundNanos - periodNanos));
             lastRoundNanos = now;
             // the holders' record must outlive the holds it names
-            clientRecord.beforeRenewal(leaseMs);
+            clientRecord.onRenewalRound(leaseMs);
             List<CompletableFuture<?>> batches = new ArrayList<>();
             for (int from = 0; from < all.size(); from += batchSize) {
                 batches.add(renew(all.subList(from, Math.min(all.size(), from + batchSize))));

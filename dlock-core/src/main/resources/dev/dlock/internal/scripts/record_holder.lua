@@ -10,20 +10,23 @@
 -- ARGV[3]  pid
 -- ARGV[4]  how long the record lives at least from now, in ms: longer than any lease of the
 --          client's holds, which it renews (the watchdog) before that runs out
--- ARGV[5], ARGV[6], ...  optional pairs: thread id, thread name
+-- ARGV[5]  "1": the record is replaced (threads that no longer hold anything go), "0": added to
+-- ARGV[6], ARGV[7], ...  optional pairs: thread id, thread name
 --
 -- Returns  1
 --
 -- The record's time to live is only ever extended: a write for a short lease must not cut short
 -- the record of a hold with a long one.
 
+local ttl = redis.call('PTTL', KEYS[1])
+if ARGV[5] == '1' then
+  redis.call('DEL', KEYS[1])
+end
 local fields = {'n', ARGV[1], 'h', ARGV[2], 'p', ARGV[3]}
-for i = 5, #ARGV, 2 do
+for i = 6, #ARGV, 2 do
   fields[#fields + 1] = 't:' .. ARGV[i]
   fields[#fields + 1] = ARGV[i + 1]
 end
 redis.call('HSET', KEYS[1], unpack(fields))
-if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[4]) then
-  redis.call('PEXPIRE', KEYS[1], ARGV[4])
-end
+redis.call('PEXPIRE', KEYS[1], math.max(ttl, tonumber(ARGV[4])))
 return 1
