@@ -83,8 +83,9 @@ class LockObserverTest {
                 "acquireFinished REENTRANT one ACQUIRED [context of one]",
                 "holdStarted REENTRANT one",
                 "holdEnded REENTRANT one RELEASED");
+        // and before the thread's first acquisition, its name into the client's record
         await().atMost(AWAIT).untilAsserted(() -> assertThat(recorder.scripts)
-                .containsExactlyInAnyOrder("acquire", "acquire", "release", "release"));
+                .containsExactlyInAnyOrder("record_holder", "acquire", "acquire", "release", "release"));
     }
 
     @Test

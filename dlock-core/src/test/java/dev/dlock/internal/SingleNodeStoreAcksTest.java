@@ -37,8 +37,8 @@ class SingleNodeStoreAcksTest {
         FakeNode.Call call = node.calls(LuaScript.ACQUIRE).get(0);
         assertThat(call.keys()).containsExactly("dlock:{orders}", "dlock:{orders}:queue", "dlock:{orders}:waiters",
                 "dlock:token-floor");
-        // acquire.lua's ARGV[5]
-        assertThat(call.args().get(4)).isEqualTo(Long.toString(Duration.ofMinutes(10).toMillis()));
+        // acquire.lua's ARGV[4]
+        assertThat(call.args().get(3)).isEqualTo(Long.toString(Duration.ofMinutes(10).toMillis()));
     }
 
     @Test

@@ -38,36 +38,32 @@ local function now_us()
   return fmt(time_us())
 end
 
--- A fencing token above `previous` (a decimal string or nil), above the token floor when
--- floor_key is given, and at least the server's TIME in µs; as a decimal string.
-local function fresh_token(previous, floor_key)
-  local token = time_us()
-  local above = tonumber(previous or '0')
-  if floor_key then
-    above = math.max(above, tonumber(redis.call('GET', floor_key) or '0'))
-  end
-  if above >= token then
-    token = above + 1
-  end
-  return fmt(token)
-end
-
 -- Remember a granted (or, on Redlock, released) token in the floor, so that the next holder's
 -- token exceeds it even where the clock is behind the one that issued it; see docs/design.md.
--- No-op without a floor key.
+-- One call in the common case: the floor is set to the token and its old value read in the same
+-- SET (GET option); only a floor that was higher is written back. No-op without a floor key.
 local function raise_floor(floor_key, token, ttl_ms)
   if floor_key then
-    local floor = math.max(tonumber(redis.call('GET', floor_key) or '0'), tonumber(token))
-    redis.call('SET', floor_key, fmt(floor), 'PX', ttl_ms)
+    local floor = tonumber(redis.call('SET', floor_key, fmt(tonumber(token)), 'PX', ttl_ms, 'GET') or '0')
+    if floor > tonumber(token) then
+      redis.call('SET', floor_key, fmt(floor), 'PX', ttl_ms)
+    end
   end
 end
 
--- The token of a grant: fresh_token, with the floor raised to it in the same script (the token
--- exceeds the floor it read, so the floor is simply set to it).
+-- The token of a grant, as a decimal string: above `previous` (a decimal string or nil), above
+-- the token floor when floor_key is given, and at least the server's TIME in µs; the floor is set
+-- to it in the same script. The clock is ahead of the floor nearly always, so the floor is set to
+-- the clock's token and its old value read in one SET (GET option); only when the old floor was
+-- not below it does the token become floor + 1, written over it.
 local function grant_token(previous, floor_key, ttl_ms)
-  local token = fresh_token(previous, floor_key)
+  local token = math.max(time_us(), tonumber(previous or '0') + 1)
   if floor_key then
-    redis.call('SET', floor_key, token, 'PX', ttl_ms)
+    local floor = tonumber(redis.call('SET', floor_key, fmt(token), 'PX', ttl_ms, 'GET') or '0')
+    if floor >= token then
+      token = floor + 1
+      redis.call('SET', floor_key, fmt(token), 'PX', ttl_ms)
+    end
   end
-  return token
+  return fmt(token)
 end
