@@ -3,8 +3,8 @@
 -- that each held lock costs Redis as few bytes as possible, and info(), status and list read the
 -- holder's client, host, pid and thread from here (read_holder.lua).
 --
--- KEYS[1]  the client record <prefix>client:<client id> (a hash): n = client name, h = host, p = pid, t:<thread id> = thread name
---          (thread ids in base 36, as in owner ids)
+-- KEYS[1]  the client record <prefix>client:<client id> (a hash): n = client name, h = host,
+--          p = pid, t:<thread id> = thread name (thread ids in base 36, as in owner ids)
 -- ARGV[1]  client name
 -- ARGV[2]  host
 -- ARGV[3]  pid
@@ -27,6 +27,9 @@ for i = 6, #ARGV, 2 do
   fields[#fields + 1] = 't:' .. ARGV[i]
   fields[#fields + 1] = ARGV[i + 1]
 end
-redis.call('HSET', KEYS[1], unpack(fields))
+-- in slices: Lua's unpack takes a few thousand values at most, and a client may have as many threads
+for from = 1, #fields, 1000 do
+  redis.call('HSET', KEYS[1], unpack(fields, from, math.min(from + 999, #fields)))
+end
 redis.call('PEXPIRE', KEYS[1], math.max(ttl, tonumber(ARGV[4])))
 return 1
