@@ -38,6 +38,7 @@ final class ClientRecord {
     private final Map<String, Recorded> recordedThreads = new ConcurrentHashMap<>();
     /** How long the record lives at least, by this client's clock: a write counts from when it was sent. */
     private volatile long liveUntilNanos;
+    private volatile boolean written;
 
     private record Recorded(String name, long atNanos) {
     }
@@ -103,12 +104,18 @@ final class ClientRecord {
         }
     }
 
+    /** The client closes, its holds released: its record goes (best effort), if it ever wrote one. */
+    CompletableFuture<Void> forget() {
+        return written ? store.recordHolder(Scripts.forgetHolder(key)) : CompletableFuture.completedFuture(null);
+    }
+
     private boolean covers(long nowNanos, long leaseMs) {
         return liveUntilNanos - nowNanos > TimeUnit.MILLISECONDS.toNanos(leaseMs + MARGIN_MS);
     }
 
     private void write(long nowNanos, long leaseMs, boolean replace, List<String> threads) {
         long ttlMs = Math.max(MIN_TTL_MS, leaseMs + 2 * MARGIN_MS);
+        written = true;
         store.recordHolder(Scripts.recordHolder(key, identity.clientName(), ClientIdentity.host(), ClientIdentity.pid(),
                 ttlMs, replace, threads));
         liveUntilNanos = Math.max(liveUntilNanos, nowNanos + TimeUnit.MILLISECONDS.toNanos(ttlMs));

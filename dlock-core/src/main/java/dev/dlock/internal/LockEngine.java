@@ -359,6 +359,8 @@ public final class LockEngine implements AutoCloseable {
         try {
             CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new))
                     .get(commandTimeoutMs + 1000, TimeUnit.MILLISECONDS);
+            // after the releases on each connection: the record names no holder any more
+            clientRecord.forget().get(commandTimeoutMs + 1000, TimeUnit.MILLISECONDS);
         } catch (Exception e) {
             LOG.warn("not every lock could be released on close; their leases free them", e);
         } finally {

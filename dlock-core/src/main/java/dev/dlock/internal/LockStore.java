@@ -60,13 +60,14 @@ interface LockStore extends AutoCloseable {
     CompletableFuture<Long> waitingClients(LockTarget target);
 
     /**
-     * Best effort, never fails: writes a client record ({@link ClientRecord}) on every node, ahead
-     * of the commands issued after it on the same connection.
+     * Best effort, never fails: writes (or drops) a client record ({@link ClientRecord}) on every
+     * node, ahead of the commands issued after it on the same connection; done when every node
+     * answered or failed.
      */
-    default void recordHolder(ScriptCall call) {
-        for (RedisNode node : nodes()) {
-            call.on(node).exceptionally(error -> null);
-        }
+    default CompletableFuture<Void> recordHolder(ScriptCall call) {
+        return CompletableFuture.allOf(nodes().stream()
+                .map(node -> call.on(node).exceptionally(error -> null))
+                .toArray(CompletableFuture[]::new));
     }
 
     /**

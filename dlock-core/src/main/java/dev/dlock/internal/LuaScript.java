@@ -42,7 +42,8 @@ public enum LuaScript {
     SEMAPHORE_RELEASE("semaphore_release.lua", Output.INTEGER),
     INSPECT_HOLDS("inspect_holds.lua", Output.ARRAY),
     RECORD_HOLDER("record_holder.lua", Output.INTEGER),
-    READ_HOLDER("read_holder.lua", Output.ARRAY);
+    READ_HOLDER("read_holder.lua", Output.ARRAY),
+    FORGET_HOLDER("forget_holder.lua", Output.INTEGER);
 
     private static final String INCLUDE = "-- @include ";
     private static final String PUBSUB_LIBRARY = "lib/pubsub.lua";

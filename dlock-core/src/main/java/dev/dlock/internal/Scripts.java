@@ -66,6 +66,11 @@ final class Scripts {
         return new ScriptCall(LuaScript.RECORD_HOLDER, new String[] {recordKey}, args);
     }
 
+    /** forget_holder.lua */
+    static ScriptCall forgetHolder(String recordKey) {
+        return new ScriptCall(LuaScript.FORGET_HOLDER, new String[] {recordKey});
+    }
+
     /** read_holder.lua */
     static ScriptCall readHolder(String recordKey, String threadId) {
         return new ScriptCall(LuaScript.READ_HOLDER, new String[] {recordKey}, threadId);
