@@ -30,9 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The {@code ./dlock} launcher as a user runs it, in a copy of the checkout's layout: the launcher
  * at the root and a runnable {@code dlock-cli/target/dlock-cli.jar} (built here from the test class
- * path, so no Maven build runs), against a real Redis. Its class data sharing archive is written by
- * the first run after a build and used by the later ones; an archive that is stale or unfinished
- * must never break a run.
+ * path, so no Maven build runs), against a real Redis. The first run after a build lists the
+ * classes it loads, the next one dumps a class data sharing archive of them, and the later ones
+ * use it; an archive that is stale or broken must never break a run.
  */
 class LauncherTest {
 
@@ -57,49 +57,60 @@ class LauncherTest {
     }
 
     @Test
-    void aFreshCheckoutRunsWithoutAnArchiveAndTheNextRunsUseTheOneItLeft() throws Exception {
-        deleteArchives();
+    void aFreshCheckoutListsItsClassesThenDumpsAnArchiveThatLaterRunsUse() throws Exception {
+        deleteSharingFiles();
         Run first = launch("status", "job");
         assertFreeLockShown(first);
-        assertThat(archives()).as("the first run's finished dump").singleElement()
-                .satisfies(dump -> assertThat(dump.getFileName().toString()).endsWith(".tmp"))
-                .satisfies(dump -> assertThat(LauncherTest.finished(dump)).isTrue());
+        assertThat(sharingFiles()).as("the first run's class list, complete since the run has ended").singleElement()
+                .satisfies(list -> assertThat(list.getFileName().toString()).contains(".classes.").endsWith(".tmp"))
+                .satisfies(list -> assertThat(Files.readString(list)).contains("dev/dlock/cli/Main", "picocli/CommandLine"));
 
         Run second = launch("status", "job");
         assertFreeLockShown(second);
-        assertThat(archives()).as("the dump adopted as the archive").singleElement()
-                .satisfies(archive -> assertThat(archive.getFileName().toString()).endsWith(".jsa"));
+        assertThat(sharingFiles()).as("the list adopted, and the archive dumped from it")
+                .map(file -> file.getFileName().toString())
+                .satisfiesExactlyInAnyOrder(name -> assertThat(name).endsWith(".classes"),
+                        name -> assertThat(name).endsWith(".jsa"));
+        assertThat(LauncherTest.isArchive(archive())).isTrue();
 
         Path classLog = checkout.resolve("classes.log");
         Run third = launch(List.of("JAVA_TOOL_OPTIONS=-Xlog:class+load:file=" + classLog), "status", "job");
         assertThat(third.exitCode()).as(third.toString()).isZero();
         assertThat(third.stdout()).contains("lock 'job': free");
-        assertThat(Files.readString(classLog)).containsPattern("dev\\.dlock\\.cli\\.Main source: shared objects file");
-        assertThat(archives()).hasSize(1);
+        assertThat(Files.readString(classLog))
+                .containsPattern("dev\\.dlock\\.cli\\.Main source: shared objects file")
+                .as("picocli's Java 5 class files, which an archive dumped at exit would leave out")
+                .containsPattern("picocli\\.CommandLine source: shared objects file");
+        assertThat(sharingFiles()).hasSize(2);
     }
 
     @Test
-    void anUnfinishedOrStaleArchiveIsNeitherUsedNorHarmful() throws Exception {
-        deleteArchives();
+    void aBrokenOrStaleArchiveIsNeitherUsedNorHarmful() throws Exception {
+        deleteSharingFiles();
         assertFreeLockShown(launch("status", "job"));
         assertFreeLockShown(launch("status", "job"));
-        Path archive = archives().get(0);
+        Path archive = archive();
+        assertThat(LauncherTest.isArchive(archive)).isTrue();
 
-        // a dump cut short before its header was written (the JVM writes the header last)
+        // an archive that is no archive (the launcher only ever renames a finished dump into place)
         archive.toFile().setWritable(true);
         Files.write(archive, new byte[64 * 1024]);
         Files.setLastModifiedTime(archive, FileTime.from(Instant.now().plusSeconds(5)));
         assertFreeLockShown(launch("status", "job"));
-        assertThat(archives()).as("a new dump beside the unfinished archive").hasSize(2);
+        assertThat(LauncherTest.isArchive(archive)).as("dumped again from the class list").isTrue();
 
-        // the jar rebuilt after the archive was made
-        assertFreeLockShown(launch("status", "job"));
-        Files.setLastModifiedTime(jar, FileTime.from(Instant.now().plusSeconds(60)));
-        Run afterRebuild = launch("status", "job");
-        assertFreeLockShown(afterRebuild);
-        assertThat(archives()).as("the stale archive, and the dump of the run after the rebuild").hasSize(2)
-                .anySatisfy(dump -> assertThat(dump.getFileName().toString()).endsWith(".tmp"));
+        // the jar rebuilt after the list and the archive were made: a new list, then a new archive
+        for (Path file : sharingFiles()) {
+            Files.setLastModifiedTime(file, FileTime.from(Instant.now().minusSeconds(60)));
+        }
         Files.setLastModifiedTime(jar, FileTime.from(Instant.now()));
+        assertFreeLockShown(launch("status", "job"));
+        assertThat(sharingFiles()).as("the stale list and archive, and the class list of the run after the rebuild")
+                .hasSize(3).anySatisfy(list -> assertThat(list.getFileName().toString()).endsWith(".tmp"));
+        assertFreeLockShown(launch("status", "job"));
+        assertThat(sharingFiles()).hasSize(2);
+        assertThat(LauncherTest.isArchive(archive)).isTrue();
+        assertThat(Files.getLastModifiedTime(archive).toInstant()).isAfter(Files.getLastModifiedTime(jar).toInstant());
     }
 
     @Test
@@ -164,26 +175,37 @@ class LauncherTest {
         }
     }
 
-    private static List<Path> archives() throws IOException {
+    /** The class lists and archives of the launcher's class data sharing, finished or not. */
+    private static List<Path> sharingFiles() throws IOException {
         try (Stream<Path> files = Files.list(jar.getParent())) {
-            return files.filter(file -> file.getFileName().toString().contains(".jsa")).sorted().toList();
+            return files.filter(file -> file.getFileName().toString().matches(".*\\.(jsa|classes)(\\..*)?")).sorted()
+                    .toList();
         }
     }
 
-    private static void deleteArchives() throws IOException {
-        for (Path archive : archives()) {
-            Files.delete(archive);
+    private static void deleteSharingFiles() throws IOException {
+        for (Path file : sharingFiles()) {
+            Files.delete(file);
         }
     }
 
-    /** A dynamic archive whose header is written: it starts with the JVM's magic number. */
-    private static boolean finished(Path dump) throws IOException {
+    /** The one archive (its name has the JVM's version in it). */
+    private static Path archive() throws IOException {
+        return sharingFiles().stream().filter(file -> file.getFileName().toString().endsWith(".jsa")).findFirst()
+                .orElseThrow(() -> new AssertionError("no archive"));
+    }
+
+    /** A static archive: it starts with the JVM's magic number for one (a dynamic one has another). */
+    private static boolean isArchive(Path file) throws IOException {
         byte[] head;
-        try (InputStream in = Files.newInputStream(dump)) {
+        try (InputStream in = Files.newInputStream(file)) {
             head = in.readNBytes(4);
         }
+        if (head.length < 4) {
+            return false;
+        }
         int magic = (head[0] & 0xff) | (head[1] & 0xff) << 8 | (head[2] & 0xff) << 16 | (head[3] & 0xff) << 24;
-        return magic == 0xf00baba8;
+        return magic == 0xf00baba2;
     }
 
     /**

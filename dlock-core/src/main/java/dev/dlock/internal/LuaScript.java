@@ -49,19 +49,43 @@ public enum LuaScript {
     private static final String PUBSUB_LIBRARY = "lib/pubsub.lua";
 
     private final String fileName;
-    private final String body;
-    private final String sha1;
-    private final String shardedBody;
-    private final String shardedSha1;
     private final Output output;
+    /*
+     * Each variant's body is read and hashed on first use, not when the enum is initialised: a
+     * short-lived client (dlock status) runs one or two of the scripts, and reading and hashing all
+     * of them, both variants, was a good part of its run. A race computes equal values twice.
+     */
+    private volatile Body plain;
+    private volatile Body sharded;
 
     LuaScript(String fileName, Output output) {
         this.fileName = fileName;
-        this.body = load(fileName, Variant.PLAIN);
-        this.sha1 = sha1Hex(body);
-        this.shardedBody = load(fileName, Variant.SHARDED);
-        this.shardedSha1 = sha1Hex(shardedBody);
         this.output = output;
+    }
+
+    /** A body as sent to Redis, with its SHA-1. */
+    private record Body(String text, String sha1) {
+        static Body of(String fileName, Variant variant) {
+            String text = load(fileName, variant);
+            return new Body(text, sha1Hex(text));
+        }
+    }
+
+    private Body made(Variant variant) {
+        if (variant == Variant.SHARDED) {
+            Body made = sharded;
+            if (made == null) {
+                made = Body.of(fileName, Variant.SHARDED);
+                sharded = made;
+            }
+            return made;
+        }
+        Body made = plain;
+        if (made == null) {
+            made = Body.of(fileName, Variant.PLAIN);
+            plain = made;
+        }
+        return made;
     }
 
     /**
@@ -82,12 +106,12 @@ public enum LuaScript {
 
     /** The body of the given variant. */
     public String body(Variant variant) {
-        return variant == Variant.SHARDED ? shardedBody : body;
+        return made(variant).text();
     }
 
     /** The SHA-1 of the given variant's body. */
     public String sha1(Variant variant) {
-        return variant == Variant.SHARDED ? shardedSha1 : sha1;
+        return made(variant).sha1();
     }
 
     public String fileName() {
@@ -96,12 +120,12 @@ public enum LuaScript {
 
     /** The {@link Variant#PLAIN} body. */
     public String body() {
-        return body;
+        return body(Variant.PLAIN);
     }
 
     /** The {@link Variant#PLAIN} body's SHA-1. */
     public String sha1() {
-        return sha1;
+        return sha1(Variant.PLAIN);
     }
 
     /** The shape of the script's reply (see its header). */
