@@ -74,11 +74,12 @@ final class ClientIdentity {
      * of that form (written by something else).
      */
     static Optional<String[]> clientAndThread(String owner) {
-        String[] parts = owner.split(":", 3);
-        if (parts.length < 3 || parts[0].isEmpty() || parts[1].isEmpty()) {
+        int first = owner.indexOf(':');
+        int second = first < 0 ? -1 : owner.indexOf(':', first + 1);
+        if (first <= 0 || second <= first + 1) {
             return Optional.empty();
         }
-        return Optional.of(new String[] {parts[0], parts[1]});
+        return Optional.of(new String[] {owner.substring(0, first), owner.substring(first + 1, second)});
     }
 
     /** The holder recorded for a hold taken by the current thread. */

@@ -34,10 +34,11 @@
 -- @include lib/pubsub.lua
 -- @include lib/next_waiter.lua
 
-if redis.call('HGET', KEYS[1], 'o') ~= ARGV[1] then
+local hold = redis.call('HMGET', KEYS[1], 'o', 'c', 't')
+if hold[1] ~= ARGV[1] then
   return {-1}
 end
-local previous = redis.call('HGET', KEYS[1], 't')
+local previous = hold[3]
 local queued = redis.call('EXISTS', KEYS[2]) == 1
 if queued then
   local handed_to = hand_to_first_waiter(previous, ARGV[2], KEYS[4], ARGV[6], ARGV[7])
@@ -54,8 +55,10 @@ if not queued and subscribers(ARGV[2]) - tonumber(ARGV[3]) > 0 then
   return {0}
 end
 local token = grant_token(previous, KEYS[4], ARGV[6])
--- a fresh hold in acquire.lua's layout: owner and token; a count left by a re-entry goes
-redis.call('HDEL', KEYS[1], 'c')
+if hold[2] then
+  -- a fresh hold in acquire.lua's layout: owner and token; a count left by a re-entry goes
+  redis.call('HDEL', KEYS[1], 'c')
+end
 redis.call('HSET', KEYS[1], 'o', ARGV[4], 't', token)
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 if queued then
