@@ -162,7 +162,7 @@ final class RawContenders {
     }
 
     /** Waits until a majority answered true, or every node answered; returns how many said true. */
-    private static int awaitMajority(List<CompletableFuture<Boolean>> replies, int quorum) {
+    static int awaitMajority(List<CompletableFuture<Boolean>> replies, int quorum) {
         AtomicInteger yes = new AtomicInteger();
         AtomicInteger answered = new AtomicInteger();
         CompletableFuture<Integer> decided = new CompletableFuture<>();
