@@ -26,7 +26,9 @@ import java.util.concurrent.TimeUnit;
  * dlock) releases a fair semaphore on which that process's threads are parked, first come first
  * served; so every handoff crosses to another JVM, and the other threads of a process stay parked
  * as dlock's queued waiters do. Nothing is asked of Redis to acquire: the grant is the acquisition.
- * There is no lease renewal, no queue, no token: this is the floor, not a lock.
+ * There is no lease renewal, no queue, no token: this is the floor, not a lock. As a contender of
+ * {@code contended-clients} the ring's members are the run's clients in its own JVM (as many as
+ * there are processes in {@code contended-processes}): every handoff crosses to another client.
  *
  * <p>A member learns its place from a counter in Redis (the run flushes the servers before every
  * contender's run). The first member starts with the lock; its first release happens only after
@@ -34,7 +36,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class RawHandoffFloor implements Contender {
 
-    /** The processes of the ring: one per JVM of {@code contended-processes}. */
+    /** The members of the ring: one per JVM of {@code contended-processes}, one per client of {@code contended-clients}. */
     static final int MEMBERS = Main.CONTENDED_PROCESSES;
     static final String MEMBERS_KEY = "bench:ring:members";
     private static final String SCRIPT = script("ring_handoff.lua");

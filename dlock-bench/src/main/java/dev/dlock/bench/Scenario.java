@@ -20,7 +20,7 @@ enum Scenario {
     /** The contended load with the waiters spread over clients, as waiters in different processes would be. */
     CONTENDED_CLIENTS("contended-clients", "16 threads spread round-robin over " + Main.CONTENDED_CLIENTS
             + " clients of the library, 1 key, empty critical section",
-            List.of(Contenders.DLOCK, Contenders.REDISSON), Metrics.CONTENDED),
+            List.of(Contenders.DLOCK, Contenders.REDISSON, Contenders.HANDOFF_FLOOR), Metrics.CONTENDED),
     /** The contended load with the waiters in separate JVMs, one client each ({@link ContendedProcesses}). */
     CONTENDED_PROCESSES("contended-processes", Main.CONTENDED_PROCESSES + " JVMs of " + Main.THREADS_PER_PROCESS
             + " threads (one client each), started by the run, 1 key, empty critical section",
