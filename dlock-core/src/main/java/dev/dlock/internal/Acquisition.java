@@ -123,8 +123,7 @@ final class Acquisition implements ParkedWaiters.Waiter {
         return trace.site;
     }
 
-    @Override
-    public String holder() {
+    String holder() {
         return holder;
     }
 

@@ -19,8 +19,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>The record must outlive every hold of the client: it is written before a thread's first
  * acquisition (and again when its name changed), lives at least {@link #MIN_TTL_MS} and longer
- * than any lease asked for, and is written again at each round of the watchdog. Writes are best effort: a
- * record that could not be written shows as a holder with only its client id known.
+ * than any lease asked for, and is written again at each round of the watchdog. Writes are best
+ * effort: a record that could not be written shows as a holder with only its client id known.
  */
 final class ClientRecord {
 

@@ -37,8 +37,6 @@ final class ParkedWaiters {
 
         long leaseMs();
 
-        String holder();
-
         /** The handoff gave the lock to this claimed waiter. */
         void takeOver(AcquireReply.Granted grant);
 
