@@ -32,16 +32,9 @@ public final class MetricsCost {
     }
 
     public static void main(String[] args) throws Exception {
-        int pairs = 20_000;
-        int rounds = 6;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--pairs" -> pairs = Integer.parseInt(args[++i]);
-                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
-                default -> throw new IllegalArgumentException("unknown argument '" + args[i]
-                        + "'; usage: MetricsCost [--pairs N] [--rounds N]");
-            }
-        }
+        PairRounds plan = PairRounds.parse("MetricsCost", args, 20_000, 6);
+        int pairs = plan.pairs();
+        int rounds = plan.rounds();
         List<String> modes = List.of("metrics off", "DlockMetrics on");
         List<List<Samples>> samples = List.of(new ArrayList<>(), new ArrayList<>());
         long[] allocated = new long[2];

@@ -47,16 +47,9 @@ public final class RedlockScriptFloor {
     }
 
     public static void main(String[] args) throws Exception {
-        int pairs = 5_000;
-        int rounds = 5;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--pairs" -> pairs = Integer.parseInt(args[++i]);
-                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
-                default -> throw new IllegalArgumentException("unknown argument '" + args[i]
-                        + "'; usage: RedlockScriptFloor [--pairs N] [--rounds N]");
-            }
-        }
+        PairRounds plan = PairRounds.parse("RedlockScriptFloor", args, 5_000, 5);
+        int pairs = plan.pairs();
+        int rounds = plan.rounds();
         List<RedisServer> servers = new ArrayList<>();
         try {
             for (int i = 0; i < NODES; i++) {

@@ -26,16 +26,9 @@ public final class ReplicaAcksCost {
     }
 
     public static void main(String[] args) throws Exception {
-        int pairs = 20_000;
-        int rounds = 5;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--pairs" -> pairs = Integer.parseInt(args[++i]);
-                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
-                default -> throw new IllegalArgumentException("unknown argument '" + args[i]
-                        + "'; usage: ReplicaAcksCost [--pairs N] [--rounds N]");
-            }
-        }
+        PairRounds plan = PairRounds.parse("ReplicaAcksCost", args, 20_000, 5);
+        int pairs = plan.pairs();
+        int rounds = plan.rounds();
         try (RedisServer master = RedisServer.start("--repl-diskless-sync-delay", "0");
              RedisServer replica = RedisServer.start("--replicaof", master.host(), Integer.toString(master.port()))) {
             awaitInSync(replica);
