@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
 final class ClientRecord {
 
     /** How long a record lives at the least: extended rarely, and gone soon after its client. */
-    static final long MIN_TTL_MS = TimeUnit.MINUTES.toMillis(10);
+    private static final long MIN_TTL_MS = TimeUnit.MINUTES.toMillis(10);
     /** Rewritten once less than this is left beyond the lease in question. */
     private static final long MARGIN_MS = TimeUnit.MINUTES.toMillis(1);
 
