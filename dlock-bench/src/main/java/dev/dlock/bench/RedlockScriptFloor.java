@@ -172,7 +172,7 @@ public final class RedlockScriptFloor {
             List<CompletableFuture<Boolean>> releases = new ArrayList<>();
             for (RedisAsyncCommands<String, String> node : nodes) {
                 releases.add(node.<Long>evalsha(LuaScript.RELEASE.sha1(), ScriptOutputType.INTEGER, keys,
-                                owner, channel, quorumToken, FLOOR_TTL_MS)
+                                owner, channel, quorumToken, FLOOR_TTL_MS, "0")
                         .toCompletableFuture().thenApply(left -> left == 0L));
             }
             if (RawContenders.awaitMajority(releases, quorum) < quorum) {

@@ -128,10 +128,15 @@ enum LockKind {
         };
     }
 
-    /** Gives back one hold; see release.lua for the reply. */
-    ScriptCall release(LockTarget target, String owner, long token, Floor floor) {
+    /**
+     * Gives back one hold; see release.lua for the reply.
+     *
+     * @param waitersQueued false where this kind's waiters are never queued in Redis (Redlock): the
+     *                      release need not look for one to hand the lock to
+     */
+    ScriptCall release(LockTarget target, String owner, long token, Floor floor, boolean waitersQueued) {
         return switch (this) {
-            case REENTRANT -> Scripts.release(target, floor, owner, token);
+            case REENTRANT -> Scripts.release(target, floor, owner, token, waitersQueued);
             case FAIR -> Scripts.fairRelease(target, floor, owner, token);
             case READ, WRITE -> Scripts.rwRelease(target, floor, owner, token, mode, false);
             case PERMIT -> Scripts.semaphoreRelease(target, floor, owner, token);

@@ -173,7 +173,8 @@ final class QuorumStore implements LockStore {
 
     @Override
     public CompletableFuture<Long> release(LockTarget target, LockKind kind, String owner, long token) {
-        ScriptCall call = kind.release(target, owner, token, floor);
+        // Redlock's waiters are never queued: see Acquisition
+        ScriptCall call = kind.release(target, owner, token, floor, false);
         return Quorum.<Long>call(nodes, operationTimeoutMs(), node -> call.on(node).thenApply(reply -> (Long) reply),
                 Quorum.Settle.AT_WIN_OR_LOSS, RELEASED).thenApply(votes -> {
                     switch (votes.verdict(RELEASED)) {

@@ -23,10 +23,14 @@ final class Scripts {
                 floorTtl(floor), waiterId, num(waiterTimeoutMs), flag(mayWait));
     }
 
-    /** release.lua */
-    static ScriptCall release(LockTarget target, LockKind.Floor floor, String owner, long token) {
+    /**
+     * release.lua
+     *
+     * @param waitersQueued false where acquire.lua is never given a waiter id (Redlock)
+     */
+    static ScriptCall release(LockTarget target, LockKind.Floor floor, String owner, long token, boolean waitersQueued) {
         return new ScriptCall(LuaScript.RELEASE, queuedKeys(target, floor), owner, target.channel(), num(token),
-                floorTtl(floor));
+                floorTtl(floor), flag(waitersQueued));
     }
 
     /** abandon.lua */

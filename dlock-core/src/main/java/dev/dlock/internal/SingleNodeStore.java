@@ -108,7 +108,7 @@ final class SingleNodeStore implements LockStore, HandoffScript {
 
     @Override
     public CompletableFuture<Long> release(LockTarget target, LockKind kind, String owner, long token) {
-        return kind.release(target, owner, token, floors.of(target)).on(node).handle((reply, error) -> {
+        return kind.release(target, owner, token, floors.of(target), true).on(node).handle((reply, error) -> {
             if (error != null) {
                 throw Failures.commandFailed("release", target, node, commandTimeoutMs, error);
             }

@@ -29,5 +29,5 @@ if tonumber(ARGV[3]) > tonumber(released) then
   released = ARGV[3]
   raise_floor(KEYS[4], released, ARGV[4])
 end
-pass_on(released, ARGV[2], KEYS[4], ARGV[4])
+pass_on(released, ARGV[2], KEYS[4], ARGV[4], true, true)
 return 1

@@ -76,8 +76,8 @@ if redis.call('HLEN', KEYS[1]) > 0 then
   -- still ours from an attempt whose reply the caller never saw: a fresh hold all the same
   previous = redis.call('HGET', KEYS[1], 't')
   was_queued = waiter ~= ''
-elseif waiter ~= '' and redis.call('EXISTS', KEYS[2]) == 1 then
-  local head, head_deadline = live_head(server_now())
+elseif waiter ~= '' then
+  local head, head_deadline = live_head()
   if head and head ~= waiter then
     queue_if_waiting()
     return {0, head_deadline - server_now()}

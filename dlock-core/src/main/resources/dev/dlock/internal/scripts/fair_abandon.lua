@@ -32,7 +32,7 @@ local released = fmt(math.max(tonumber(redis.call('HGET', KEYS[1], 't')), tonumb
 raise_floor(KEYS[4], released, ARGV[4])
 redis.call('DEL', KEYS[1])
 if ARGV[5] ~= '' then
-  join_queue(ARGV[5], tonumber(ARGV[6]), now_ms(), tonumber(ARGV[7]), tonumber(ARGV[8]), ARGV[9])
+  join_queue(ARGV[5], tonumber(ARGV[6]), server_now(), tonumber(ARGV[7]), tonumber(ARGV[8]), ARGV[9])
 end
 publish(ARGV[2], released)
 return 1

@@ -54,12 +54,12 @@ if held_by == waiter then
   return grant(redis.call('HGET', KEYS[1], 't'))
 end
 
-local now = now_ms()
+local now = server_now()
 local ticket = 0
 if ARGV[7] == '1' then
   ticket = join_queue(waiter, tonumber(ARGV[8]), now, tonumber(ARGV[6]), lease, holder)
 end
-local head, head_deadline = live_head(now)
+local head, head_deadline = live_head()
 -- free: no key, or still ours from an attempt whose reply the caller never saw; a key without an
 -- owner field is a read-write lock of the same name, which counts as held
 local free = held_by == owner or (held_by == false and redis.call('EXISTS', KEYS[1]) == 0)

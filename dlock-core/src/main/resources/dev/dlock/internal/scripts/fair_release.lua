@@ -35,8 +35,8 @@ end
 local released = fmt(math.max(tonumber(redis.call('HGET', KEYS[1], 't')), tonumber(ARGV[3])))
 raise_floor(KEYS[4], released, ARGV[4])
 redis.call('DEL', KEYS[1])
-local now = now_ms()
-local head, deadline, lease, holder = live_head(now)
+local now = server_now()
+local head, deadline, lease, holder = live_head()
 if head then
   redis.call('HSET', KEYS[1], 'o', head, 'c', 1, 't', grant_token(released, KEYS[4], ARGV[4]), 'h', holder)
   redis.call('PEXPIRE', KEYS[1], math.min(lease, deadline - now))

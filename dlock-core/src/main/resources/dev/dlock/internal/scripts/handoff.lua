@@ -39,14 +39,10 @@ if hold[1] ~= ARGV[1] then
   return {-1}
 end
 local previous = hold[3]
-local queued = redis.call('EXISTS', KEYS[2]) == 1
-if queued then
-  local handed_to = hand_to_first_waiter(previous, ARGV[2], KEYS[4], ARGV[6], ARGV[7])
-  if handed_to then
-    return {2, handed_to}
-  end
-  -- the first is the caller's own waiter, or every entry had lapsed (and the queue is gone)
-  queued = redis.call('EXISTS', KEYS[2]) == 1
+local counted = hold[2] ~= false
+local handed_to, queued = hand_to_first_waiter(previous, ARGV[2], KEYS[4], ARGV[6], ARGV[7], counted)
+if handed_to then
+  return {2, handed_to}
 end
 if not queued and subscribers(ARGV[2]) - tonumber(ARGV[3]) > 0 then
   -- waiters of other clients that are not queued: they get their chance, as on any release
@@ -55,7 +51,7 @@ if not queued and subscribers(ARGV[2]) - tonumber(ARGV[3]) > 0 then
   return {0}
 end
 local token = grant_token(previous, KEYS[4], ARGV[6])
-if hold[2] then
+if counted then
   -- a fresh hold in acquire.lua's layout: owner and token; a count left by a re-entry goes
   redis.call('HDEL', KEYS[1], 'c')
 end

@@ -27,7 +27,7 @@ redis.call('HDEL', KEYS[3], waiter)
 local handed = redis.call('HGET', KEYS[1], 'o') == waiter
 if handed or (was_first and redis.call('EXISTS', KEYS[1]) == 0) then
   local released = redis.call('HGET', KEYS[1], 't') or now_us()
-  pass_on(released, ARGV[2], KEYS[4], ARGV[3])
+  pass_on(released, ARGV[2], KEYS[4], ARGV[3], true, true)
 end
 if queued or handed then
   return 1

@@ -27,7 +27,7 @@ if mode == '' then
   return 1
 end
 
-local lease_end = fmt(now_ms() + tonumber(ARGV[2]))
+local lease_end = fmt(server_now() + tonumber(ARGV[2]))
 if redis.call('HEXISTS', KEYS[1], 'o') == 1 then
   return 0
 end

@@ -10,6 +10,8 @@
 -- ARGV[2]  pub/sub channel of the lock's waiters
 -- ARGV[3]  fencing token of the hold (Redlock: the quorum's token), "0" when unknown
 -- ARGV[4]  how long the token floor lives, in ms
+-- ARGV[5]  "0" where waiters are never queued (Redlock: acquire.lua is given no waiter id there), so
+--          the queue is not looked at; else "1"
 --
 -- Returns  n > 0  still held by the caller with n holds left
 --          0      released: handed to the first live queued waiter, which was told
@@ -44,5 +46,5 @@ if tonumber(ARGV[3]) > tonumber(hold[3]) then
   released = ARGV[3]
   raise_floor(KEYS[4], released, ARGV[4])
 end
-pass_on(released, ARGV[2], KEYS[4], ARGV[4])
+pass_on(released, ARGV[2], KEYS[4], ARGV[4], ARGV[5] ~= '0', hold[2] ~= false)
 return 0

@@ -29,7 +29,7 @@
 
 local owner, lease, holder = ARGV[1], tonumber(ARGV[2]), ARGV[3]
 local reentry, mode = ARGV[4] == '1', ARGV[5]
-local now = now_ms()
+local now = server_now()
 local s = rw_state(now)
 local lease_end = now + lease
 

@@ -14,7 +14,7 @@
 -- @include lib/rw_state.lua
 -- @include lib/pubsub.lua
 
-local now = now_ms()
+local now = server_now()
 local s = rw_state(now)
 if s.waiting ~= ARGV[1] then
   return 0

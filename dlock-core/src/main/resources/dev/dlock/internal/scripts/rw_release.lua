@@ -22,7 +22,7 @@
 -- @include lib/pubsub.lua
 
 local owner, mode, all = ARGV[1], ARGV[5], ARGV[6] == 'all'
-local now = now_ms()
+local now = server_now()
 local s = rw_state(now)
 local token
 if mode == 'w' then

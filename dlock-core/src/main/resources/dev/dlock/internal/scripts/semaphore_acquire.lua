@@ -26,7 +26,7 @@
 -- @include lib/semaphore_state.lua
 
 local owner, lease, holder, permits = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
-local now = now_ms()
+local now = server_now()
 local s = semaphore_state(now)
 if s.foreign then
   return {0, s.foreign}

@@ -18,7 +18,7 @@
 -- @include lib/pubsub.lua
 
 local owner = ARGV[1]
-local now = now_ms()
+local now = server_now()
 local s = semaphore_state(now)
 local held = s.holders[owner]
 if not held then

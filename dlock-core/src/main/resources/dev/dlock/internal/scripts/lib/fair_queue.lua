@@ -22,15 +22,16 @@ local function leave_queue(waiter)
 end
 
 -- Drops waiters at the head whose deadline has passed (their process died or stopped asking);
--- returns the first live waiter's id, deadline, lease and holder, or nil when no one waits.
-local function live_head(now)
+-- returns the first live waiter's id, deadline, lease and holder, or nil when no one waits. With
+-- nobody queued it costs one call, and the clock is not read.
+local function live_head()
   while true do
     local first = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
     if not first then
       return nil
     end
     local deadline, lease, holder = waiter_entry(first)
-    if deadline and deadline > now then
+    if deadline and deadline > server_now() then
       return first, deadline, lease, holder
     end
     leave_queue(first)
@@ -53,10 +54,10 @@ local function join_queue(waiter, ticket, now, timeout, lease, holder)
   end
   redis.call('ZADD', KEYS[2], fmt(ticket), waiter)
   redis.call('HSET', KEYS[3], waiter, fmt(now + timeout) .. ':' .. fmt(lease) .. ':' .. holder)
-  for i = 2, 3 do
-    if redis.call('PTTL', KEYS[i]) < timeout then
-      redis.call('PEXPIRE', KEYS[i], timeout)
-    end
+  -- the two keys always get the same expiry (and have the same members), so one PTTL tells both
+  if redis.call('PTTL', KEYS[2]) < timeout then
+    redis.call('PEXPIRE', KEYS[2], timeout)
+    redis.call('PEXPIRE', KEYS[3], timeout)
   end
   return ticket
 end

@@ -9,23 +9,25 @@
 -- waiter that died while queued holds the lock up no longer than that). Its entry goes, and the
 -- waiter is told (lib/pubsub.lua's notify_waiter: on its client's channel; on a Cluster on the
 -- lock's channel, where only that waiter acts on it); it takes the lock over without another
--- call. Lapsed entries at the head are dropped on the way. Returns the waiter's id when the lock
--- was handed over; false (nothing changed) when no live waiter is queued, or the first is `except`.
-local function hand_to_first_waiter(released, channel, floor_key, floor_ttl, except)
-  -- nobody queued (always so over Redlock): one call, without reading the clock
-  if redis.call('EXISTS', KEYS[2]) == 0 then
-    return false
+-- call. Lapsed entries at the head are dropped on the way. `counted`: the hash may hold a count
+-- field (c), which the fresh hold must not inherit; false when the caller read it absent.
+-- Returns the waiter's id when the lock was handed over; else false (nothing changed) and whether
+-- waiters are still queued (true: the first is `except`; false: none, or every entry had lapsed).
+local function hand_to_first_waiter(released, channel, floor_key, floor_ttl, except, counted)
+  local head, deadline, lease = live_head()
+  if not head then
+    return false, false
   end
-  local now = server_now()
-  local head, deadline, lease = live_head(now)
-  if not head or head == except then
-    return false
+  if head == except then
+    return false, true
   end
   local token = grant_token(released, floor_key, floor_ttl)
-  -- a fresh hold in acquire.lua's layout: owner and token; a count left by a re-entry goes
-  redis.call('HDEL', KEYS[1], 'c')
+  if counted then
+    -- a fresh hold in acquire.lua's layout: owner and token; a count left by a re-entry goes
+    redis.call('HDEL', KEYS[1], 'c')
+  end
   redis.call('HSET', KEYS[1], 'o', head, 't', token)
-  redis.call('PEXPIRE', KEYS[1], math.min(lease, deadline - now))
+  redis.call('PEXPIRE', KEYS[1], math.min(lease, deadline - server_now()))
   leave_queue(head)
   notify_waiter(channel, head, token)
   return head
@@ -33,9 +35,10 @@ end
 
 -- The lock KEYS[1] is let go with token `released`: it goes to the first live queued waiter, else
 -- the hash is deleted and the release published (the token as message: a waiter subscribed on
--- several Redlock nodes wakes once per release).
-local function pass_on(released, channel, floor_key, floor_ttl)
-  if not hand_to_first_waiter(released, channel, floor_key, floor_ttl, nil) then
+-- several Redlock nodes wakes once per release). `queued`: false where waiters are never queued
+-- (Redlock), which spares the look at the queue; `counted` as for hand_to_first_waiter.
+local function pass_on(released, channel, floor_key, floor_ttl, queued, counted)
+  if not (queued and hand_to_first_waiter(released, channel, floor_key, floor_ttl, nil, counted)) then
     redis.call('DEL', KEYS[1])
     publish(channel, released)
   end

@@ -11,26 +11,20 @@ local function fmt(number)
   return string.format('%.0f', number)
 end
 
--- The server's TIME in milliseconds (lease ends and waiter deadlines are on this clock).
-local function now_ms()
-  local now = redis.call('TIME')
-  return tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-end
-
--- The server's TIME in milliseconds, read once per script call: every comparison of one call
--- sees the same instant.
-local cached_now
-local function server_now()
-  if not cached_now then
-    cached_now = now_ms()
-  end
-  return cached_now
-end
-
--- The server's TIME in microseconds, as a number (exact: far below 2^53).
+-- The server's TIME in microseconds, as a number (exact: far below 2^53), read once per script
+-- call: every comparison, ticket and token of one call sees the same instant, for one Redis call.
+local cached_us
 local function time_us()
-  local now = redis.call('TIME')
-  return tonumber(now[1]) * 1000000 + tonumber(now[2])
+  if not cached_us then
+    local now = redis.call('TIME')
+    cached_us = tonumber(now[1]) * 1000000 + tonumber(now[2])
+  end
+  return cached_us
+end
+
+-- The same instant in milliseconds (lease ends and waiter deadlines are on this clock).
+local function server_now()
+  return math.floor(time_us() / 1000)
 end
 
 -- The server's TIME in microseconds, as a decimal string: a message no other release repeats.
