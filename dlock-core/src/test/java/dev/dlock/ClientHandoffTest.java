@@ -57,6 +57,8 @@ class ClientHandoffTest {
         }
         long callsBefore = CommandStats.scriptCalls(server);
         long publishesBefore = CommandStats.publishes(server);
+        long clockReadsBefore = CommandStats.calls(server, "time");
+        long existsBefore = CommandStats.calls(server, "exists");
         held.unlock();
         CompletableFuture.allOf(waiters.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
 
@@ -69,6 +71,11 @@ class ClientHandoffTest {
         assertThat(CommandStats.scriptCalls(server) - callsBefore).isLessThanOrEqualTo(6);
         // one message per handoff, naming its waiter, and the last release's
         assertThat(CommandStats.publishes(server) - publishesBefore).isEqualTo(4);
+        // each script reads the server's clock at most once, and a handoff finds the queue by
+        // reading its head, without asking first whether it exists
+        assertThat(CommandStats.calls(server, "time") - clockReadsBefore)
+                .isLessThanOrEqualTo(CommandStats.scriptCalls(server) - callsBefore);
+        assertThat(CommandStats.calls(server, "exists") - existsBefore).isZero();
         await().atMost(Duration.ofSeconds(5)).until(() -> server.keys("dlock:{turns}*").isEmpty());
     }
 

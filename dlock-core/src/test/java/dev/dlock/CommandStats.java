@@ -25,6 +25,11 @@ final class CommandStats {
         return calls(server, PUBLISHES);
     }
 
+    /** How many times the server ran the command ({@code "zrange"}), called by scripts included. */
+    static long calls(RedisServer server, String command) {
+        return calls(server, Pattern.compile("cmdstat_" + Pattern.quote(command.toLowerCase()) + ":calls=(\\d+)"));
+    }
+
     private static long calls(RedisServer server, Pattern commandStat) {
         Matcher matcher = commandStat.matcher((String) server.command("INFO", "commandstats"));
         long calls = 0;

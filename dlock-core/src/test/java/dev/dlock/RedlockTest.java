@@ -30,6 +30,40 @@ class RedlockTest {
         server.command("PEXPIRE", "dlock:{" + name + "}", "30000");
     }
 
+    /**
+     * Redlock's waiters are never queued in Redis, so neither an acquire nor a release looks at a
+     * queue: a release that did would cost every node a call per release for nothing.
+     */
+    @Test
+    void acquireAndReleaseLookAtNoWaiterQueue() {
+        LockClient client = servers.newClient(Duration.ofSeconds(10));
+        DistributedLock lock = client.getLock("no-queue");
+        List<String> queueCommands = List.of("zrange", "zscore", "zadd", "exists");
+        long[] scriptsBefore = new long[5];
+        long[] queueCallsBefore = new long[5];
+        for (int node = 0; node < 5; node++) {
+            scriptsBefore[node] = CommandStats.scriptCalls(servers.master(node));
+            queueCallsBefore[node] = queueCalls(servers.master(node), queueCommands);
+        }
+        int pairs = 20;
+        for (int i = 0; i < pairs; i++) {
+            lock.lock();
+            lock.unlock();
+        }
+        for (int node = 0; node < 5; node++) {
+            RedisServer server = servers.master(node);
+            long before = scriptsBefore[node];
+            // the last releases on the two slowest nodes may still be on their way
+            await().atMost(Duration.ofSeconds(5)).until(() -> CommandStats.scriptCalls(server) - before >= 2L * pairs);
+            assertThat(queueCalls(server, queueCommands) - queueCallsBefore[node])
+                    .as("queue commands (%s) run on node %d", queueCommands, node).isZero();
+        }
+    }
+
+    private static long queueCalls(RedisServer server, List<String> commands) {
+        return commands.stream().mapToLong(command -> CommandStats.calls(server, command)).sum();
+    }
+
     @Test
     void acquiresExactlyWhenAtMostTwoOfFiveNodesAreTakenElsewhere() throws Exception {
         LockClient client = servers.newClient(Duration.ofSeconds(10));
