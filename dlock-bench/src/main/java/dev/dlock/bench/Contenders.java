@@ -24,6 +24,12 @@ public enum Contenders {
      */
     QUORUM_FLOOR("raw quorum floor", RawContenders::quorumFloor),
     /**
+     * The raw quorum floor with a fencing token by dlock's rule on every server (server TIME, a
+     * token floor raised in the same script; {@link RawContenders#fencedQuorumFloor}): what a quorum
+     * lock whose tokens stay increasing across a failover cannot do without. No re-entry, no wake-up.
+     */
+    FENCED_QUORUM_FLOOR("fenced quorum floor", RawContenders::fencedQuorumFloor),
+    /**
      * The least a handoff from one process to another through Redis does ({@link RawHandoffFloor}):
      * one script call that names the next holder and publishes the grant to its process, whose
      * listener wakes a parked thread. Only in {@code contended-processes}, one ring member per JVM.

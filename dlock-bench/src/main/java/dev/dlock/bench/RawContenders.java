@@ -10,14 +10,21 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 /**
  * The references written straight on Lettuce: the round trip, and the least a correct lock does
  * on one server and on a quorum of servers.
  */
 final class RawContenders {
+
+    /** The fenced quorum floor's token floor on each server, and its lifetime (dlock's default). */
+    private static final String FENCED_TOKEN_FLOOR = "fenced-floor:token-floor";
+    private static final String TOKEN_FLOOR_TTL_MS = "600000";
 
     private static final String COMPARE_AND_DELETE =
             "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
@@ -100,60 +107,126 @@ final class RawContenders {
     }
 
     static Contender quorumFloor(List<String> uris, Contender.Settings settings) {
-        List<RedisClient> clients = new ArrayList<>();
-        List<RedisAsyncCommands<String, String>> nodes = new ArrayList<>();
-        for (String uri : uris) {
-            RedisClient client = RedisClient.create(uri);
-            clients.add(client);
-            nodes.add(client.connect().async());
-        }
-        String release = nodes.get(0).getStatefulConnection().sync().scriptLoad(COMPARE_AND_DELETE);
-        for (RedisAsyncCommands<String, String> node : nodes.subList(1, nodes.size())) {
-            node.getStatefulConnection().sync().scriptLoad(COMPARE_AND_DELETE);
-        }
+        Quorum quorum = new Quorum(uris, COMPARE_AND_DELETE);
         SetArgs acquire = SetArgs.Builder.nx().px(settings.watchdogLeaseMs());
-        int quorum = nodes.size() / 2 + 1;
-        return new Contender() {
-            @Override
-            public BenchLock lock(String name) {
-                String token = randomToken();
-                String[] keys = {name};
-                return new BenchLock() {
-                    @Override
-                    public void lock() {
-                        List<CompletableFuture<Boolean>> replies = new ArrayList<>();
-                        for (RedisAsyncCommands<String, String> node : nodes) {
-                            replies.add(node.set(name, token, acquire).toCompletableFuture().thenApply("OK"::equals));
-                        }
-                        if (awaitMajority(replies, quorum) < quorum) {
-                            throw new IllegalStateException("the raw quorum floor does not wait, and '" + name + "' is held");
-                        }
+        return quorum.contender(name -> {
+            String token = randomToken();
+            String[] keys = {name};
+            return new BenchLock() {
+                @Override
+                public void lock() {
+                    if (!quorum.agree(node -> node.set(name, token, acquire).thenApply("OK"::equals))) {
+                        throw new IllegalStateException("the raw quorum floor does not wait, and '" + name + "' is held");
                     }
+                }
 
-                    @Override
-                    public void unlock() {
-                        List<CompletableFuture<Boolean>> replies = new ArrayList<>();
-                        for (RedisAsyncCommands<String, String> node : nodes) {
-                            replies.add(node.<Long>evalsha(release, ScriptOutputType.INTEGER, keys, token)
-                                    .toCompletableFuture().thenApply(deleted -> deleted == 1L));
-                        }
-                        if (awaitMajority(replies, quorum) < quorum) {
-                            throw new IllegalMonitorStateException("'" + name + "' was not held by this token on a majority");
-                        }
+                @Override
+                public void unlock() {
+                    if (!quorum.agree(node -> node.<Long>evalsha(quorum.sha(0), ScriptOutputType.INTEGER, keys, token)
+                            .thenApply(deleted -> deleted == 1L))) {
+                        throw new IllegalMonitorStateException("'" + name + "' was not held by this token on a majority");
                     }
-                };
-            }
+                }
+            };
+        });
+    }
 
-            @Override
-            public String keyOf(String name) {
-                return name;
-            }
+    /**
+     * The raw quorum floor with a fencing token on every node by dlock's rule (server TIME in µs,
+     * above a per-server token floor raised in the same script; the quorum's token is the highest
+     * granted, and a release raises the floor to it where it is above the node's own): what a
+     * quorum lock with failover-safe fencing tokens cannot do without, and nothing more.
+     */
+    static Contender fencedQuorumFloor(List<String> uris, Contender.Settings settings) {
+        Quorum quorum = new Quorum(uris, RawHandoffFloor.script("fenced_acquire.lua"),
+                RawHandoffFloor.script("fenced_release.lua"));
+        String lease = Long.toString(settings.watchdogLeaseMs());
+        return quorum.contender(name -> {
+            String owner = randomToken();
+            String[] keys = {name, FENCED_TOKEN_FLOOR};
+            AtomicLong token = new AtomicLong();
+            return new BenchLock() {
+                @Override
+                public void lock() {
+                    token.set(0);
+                    boolean granted = quorum.agree(node -> node.<List<Object>>evalsha(quorum.sha(0), ScriptOutputType.MULTI,
+                            keys, owner, lease, TOKEN_FLOOR_TTL_MS).thenApply(reply -> {
+                                if ((Long) reply.get(0) != 1L) {
+                                    return false;
+                                }
+                                token.accumulateAndGet(Long.parseLong(String.valueOf(reply.get(1))), Math::max);
+                                return true;
+                            }));
+                    if (!granted) {
+                        throw new IllegalStateException("the fenced quorum floor does not wait, and '" + name + "' is held");
+                    }
+                }
 
-            @Override
-            public void close() {
-                clients.forEach(client -> client.shutdown(Duration.ZERO, Duration.ofSeconds(1)));
+                @Override
+                public void unlock() {
+                    String quorumToken = Long.toString(token.get());
+                    if (!quorum.agree(node -> node.<Long>evalsha(quorum.sha(1), ScriptOutputType.INTEGER, keys, owner,
+                            quorumToken, TOKEN_FLOOR_TTL_MS).thenApply(released -> released == 1L))) {
+                        throw new IllegalMonitorStateException("'" + name + "' was not held by this owner on a majority");
+                    }
+                }
+            };
+        });
+    }
+
+    /** One raw Lettuce connection per server, scripts loaded on each, and the majority rule. */
+    private static final class Quorum {
+
+        private final List<RedisClient> clients = new ArrayList<>();
+        private final List<RedisAsyncCommands<String, String>> nodes = new ArrayList<>();
+        private final List<String> shas = new ArrayList<>();
+        private final int majority;
+
+        Quorum(List<String> uris, String... scripts) {
+            for (String uri : uris) {
+                RedisClient client = RedisClient.create(uri);
+                clients.add(client);
+                RedisAsyncCommands<String, String> node = client.connect().async();
+                nodes.add(node);
+                shas.clear();
+                for (String script : scripts) {
+                    shas.add(node.getStatefulConnection().sync().scriptLoad(script));
+                }
             }
-        };
+            majority = nodes.size() / 2 + 1;
+        }
+
+        String sha(int script) {
+            return shas.get(script);
+        }
+
+        /** Sends the call to every node at once: true once a majority answered true. */
+        boolean agree(Function<RedisAsyncCommands<String, String>, CompletionStage<Boolean>> call) {
+            List<CompletableFuture<Boolean>> replies = new ArrayList<>();
+            for (RedisAsyncCommands<String, String> node : nodes) {
+                replies.add(call.apply(node).toCompletableFuture());
+            }
+            return awaitMajority(replies, majority) >= majority;
+        }
+
+        Contender contender(Function<String, BenchLock> lockNamed) {
+            return new Contender() {
+                @Override
+                public BenchLock lock(String name) {
+                    return lockNamed.apply(name);
+                }
+
+                @Override
+                public String keyOf(String name) {
+                    return name;
+                }
+
+                @Override
+                public void close() {
+                    clients.forEach(client -> client.shutdown(Duration.ZERO, Duration.ofSeconds(1)));
+                }
+            };
+        }
     }
 
     /** A raw floor's owner token: 128 random bits, as hex. */

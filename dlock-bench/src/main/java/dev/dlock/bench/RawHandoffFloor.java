@@ -179,7 +179,8 @@ final class RawHandoffFloor implements Contender {
         client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
     }
 
-    private static String script(String name) {
+    /** A Lua script of the bench's own, read from its resource next to this class. */
+    static String script(String name) {
         try (InputStream in = RawHandoffFloor.class.getResourceAsStream(name)) {
             if (in == null) {
                 throw new IllegalStateException("no resource " + name + " next to " + RawHandoffFloor.class.getName());

@@ -17,9 +17,10 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * How much of dlock's Redlock latency over 5 masters is its Lua scripts' work inside Redis rather
  * than its client code: one thread's acquire+release pairs on 5 redis-servers on loopback, in
- * interleaved rounds on the same servers, of three modes: the raw quorum floor of the main
+ * interleaved rounds on the same servers, of four modes: the raw quorum floor of the main
  * benchmark (SET NX PX and a compare-and-delete, each sent to all 5 nodes on raw Lettuce, done at
- * 3 replies); dlock's own acquire.lua and release.lua with the same fan-out and quorum on raw
+ * 3 replies); the fenced quorum floor of the main benchmark (the same with a fencing token by
+ * dlock's rule, {@link RawContenders#fencedQuorumFloor}); dlock's own acquire.lua and release.lua with the same fan-out and quorum on raw
  * Lettuce, their keys and arguments as dlock's Redlock client sends them; and a dlock
  * {@link LockClient} over the 5 nodes ({@code lock(30 s)} / {@code unlock()}, no watchdog).
  * Prints p50 / p99, pairs per second and the redis-servers' CPU time per pair ({@link ServerCpu})
@@ -56,21 +57,27 @@ public final class RedlockScriptFloor {
                 servers.add(RedisServer.start());
             }
             List<String> uris = servers.stream().map(RedisServer::uri).toList();
-            List<String> modes = List.of("raw quorum floor", "dlock's scripts, raw", "dlock Redlock");
-            List<Samples> samples = List.of(new Samples(), new Samples(), new Samples());
+            List<String> modes = List.of("raw quorum floor", "fenced quorum floor", "dlock's scripts, raw", "dlock Redlock");
+            List<Samples> samples = List.of(new Samples(), new Samples(), new Samples(), new Samples());
             long[] wallNanos = new long[modes.size()];
             double[] serverCpuMicros = new double[modes.size()];
             try (Contender floor = RawContenders.quorumFloor(uris, Contender.Settings.DEFAULTS);
+                 Contender fenced = RawContenders.fencedQuorumFloor(uris, Contender.Settings.DEFAULTS);
                  ScriptQuorum scripts = new ScriptQuorum(uris, "raw-pairs");
                  LockClient redlock = LockClient.builder().redlockNodes(uris.toArray(String[]::new))
                          .clientName("dlock-bench").build();
                  ServerCpu cpu = new ServerCpu(uris)) {
                 BenchLock floorLock = floor.lock("floor-pairs");
+                BenchLock fencedLock = fenced.lock("fenced-pairs");
                 DistributedLock dlockLock = redlock.getLock("pairs");
                 List<Pair> pairOf = List.of(
                         () -> {
                             floorLock.lock();
                             floorLock.unlock();
+                        },
+                        () -> {
+                            fencedLock.lock();
+                            fencedLock.unlock();
                         },
                         scripts::pair,
                         () -> {

@@ -26,7 +26,8 @@ enum Scenario {
             + " threads (one client each), started by the run, 1 key, empty critical section",
             List.of(Contenders.DLOCK, Contenders.REDISSON, Contenders.HANDOFF_FLOOR), Metrics.CONTENDED),
     REDLOCK("redlock", "1 thread, 5 servers, acquire+release pairs (JMH, sample mode)",
-            List.of(Contenders.QUORUM_FLOOR, Contenders.DLOCK_REDLOCK, Contenders.REDISSON_REDLOCK),
+            List.of(Contenders.QUORUM_FLOOR, Contenders.FENCED_QUORUM_FLOOR, Contenders.DLOCK_REDLOCK,
+                    Contenders.REDISSON_REDLOCK),
             List.of(Metric.OPS, Metric.P50, Metric.P99, Metric.P999, Metric.REDIS_CPU)),
     /** 16 threads on one semaphore of 4 permits: acquisitions while 4 hold and 12 wait. */
     SEMAPHORE("semaphore", Main.CONTENDED_THREADS + " threads, 1 semaphore of " + Main.SEMAPHORE_PERMITS

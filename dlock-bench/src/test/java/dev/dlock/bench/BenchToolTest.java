@@ -120,8 +120,9 @@ class BenchToolTest {
         results.record(Scenario.UNCONTENDED, Contenders.RTT, 0, Map.of(Metric.P50, 100.0, Metric.REDIS_CPU, 8.0));
         results.record(Scenario.UNCONTENDED, Contenders.FLOOR, 0, Map.of(Metric.OPS, 4000.0, Metric.REDIS_CPU, 20.0));
         results.record(Scenario.UNCONTENDED, Contenders.DLOCK, 0, Map.of(Metric.OPS, 3000.0, Metric.REDIS_CPU, 45.0));
-        results.record(Scenario.REDLOCK, Contenders.QUORUM_FLOOR, 0, Map.of(Metric.REDIS_CPU, 100.0));
-        results.record(Scenario.REDLOCK, Contenders.DLOCK_REDLOCK, 0, Map.of(Metric.REDIS_CPU, 230.5));
+        results.record(Scenario.REDLOCK, Contenders.QUORUM_FLOOR, 0, Map.of(Metric.P50, 300.0, Metric.REDIS_CPU, 100.0));
+        results.record(Scenario.REDLOCK, Contenders.FENCED_QUORUM_FLOOR, 0, Map.of(Metric.P50, 390.0, Metric.REDIS_CPU, 160.0));
+        results.record(Scenario.REDLOCK, Contenders.DLOCK_REDLOCK, 0, Map.of(Metric.P50, 420.0, Metric.REDIS_CPU, 230.5));
         results.record(Scenario.CONTENDED_PROCESSES, Contenders.DLOCK, 0, Map.of(Metric.HANDOFF_P50, 413.0));
         results.record(Scenario.CONTENDED_PROCESSES, Contenders.REDISSON, 0, Map.of(Metric.HANDOFF_P50, 1200.0));
         results.record(Scenario.CONTENDED_PROCESSES, Contenders.HANDOFF_FLOOR, 0, Map.of(Metric.HANDOFF_P50, 390.0));
@@ -133,10 +134,14 @@ class BenchToolTest {
                 .contains("| | dlock | Redisson | raw handoff floor |")
                 .contains("| handoff p50 (µs) | 413 · 0.34×R | 1,200 | 390 · 0.33×R |")
                 .contains("| Redis CPU per pair (µs) | 8.0 | 20.0 | 45.0 | n/a (not run) | 2.25× |")
-                .contains("| Redis CPU per pair (µs) | 100.0 | 230.5 | n/a (not run) |");
+                .contains("| Redis CPU per pair (µs) | 100.0 | 160.0 | 230.5 | n/a (not run) |");
         assertThat(report.targets()).filteredOn(target -> target.goal().startsWith("handoff gap"))
                 .extracting(Report.Target::measured)
                 .contains("4.13 RTT (413 µs; 1 RTT = PING p50 100 µs); raw handoff floor 3.90 RTT (390 µs)");
+        // what fencing tokens alone cost over the raw quorum floor, beside the Redlock target
+        assertThat(report.targets()).filteredOn(target -> target.goal().equals("p50 ≤ 1.3× the raw quorum floor's"))
+                .extracting(Report.Target::measured)
+                .containsExactly("1.40× floor (fenced quorum floor ÷ raw quorum floor: 1.30×)");
     }
 
     @Test
