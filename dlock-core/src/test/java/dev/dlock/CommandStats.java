@@ -1,6 +1,8 @@
 package dev.dlock;
 
 import dev.dlock.testing.RedisServer;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -8,6 +10,7 @@ import java.util.regex.Pattern;
 final class CommandStats {
     private static final Pattern SCRIPT_CALLS = Pattern.compile("cmdstat_eval(?:sha)?:calls=(\\d+)");
     private static final Pattern PUBLISHES = Pattern.compile("cmdstat_publish:calls=(\\d+)");
+    private static final Pattern ANY_COMMAND = Pattern.compile("cmdstat_([^:]+):calls=(\\d+)");
 
     private CommandStats() {
     }
@@ -23,6 +26,16 @@ final class CommandStats {
     /** How many PUBLISH calls the server has run, scripts' included: each is a release that woke waiters. */
     static long publishes(RedisServer server) {
         return calls(server, PUBLISHES);
+    }
+
+    /** Every command the server has run and how many times (its name as INFO writes it: {@code zrange}). */
+    static Map<String, Long> all(RedisServer server) {
+        Matcher matcher = ANY_COMMAND.matcher((String) server.command("INFO", "commandstats"));
+        Map<String, Long> calls = new TreeMap<>();
+        while (matcher.find()) {
+            calls.merge(matcher.group(1), Long.parseLong(matcher.group(2)), Long::sum);
+        }
+        return calls;
     }
 
     /** How many times the server ran the command ({@code "zrange"}), called by scripts included. */

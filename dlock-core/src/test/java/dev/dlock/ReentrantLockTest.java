@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -21,6 +22,37 @@ class ReentrantLockTest {
 
     @RegisterExtension
     static final LockServers servers = LockServers.singleRedis();
+
+    /**
+     * What an uncontended lock()/unlock() pair asks of Redis: two script calls, and inside them ten
+     * commands: the free check, the queue head (a queued client is never passed), the clock and
+     * the token floor (tokens that survive a failover), the hash and its lease; the release's read,
+     * queue head (a queued waiter gets the lock), delete and wake-up. docs/benchmarks.md counts on it.
+     */
+    @Test
+    void anUncontendedPairIsTwoScriptCallsOfTenCommands() {
+        DistributedLock lock = servers.newClient().getLock("pair-cost");
+        // the thread's first acquisition also writes its client's holder record
+        lock.lock();
+        lock.unlock();
+        Map<String, Long> before = CommandStats.all(servers.server());
+        int pairs = 100;
+        for (int i = 0; i < pairs; i++) {
+            lock.lock();
+            lock.unlock();
+        }
+        Map<String, Long> ran = new TreeMap<>();
+        CommandStats.all(servers.server()).forEach((command, calls) -> {
+            long delta = calls - before.getOrDefault(command, 0L);
+            if (delta > 0 && !command.equals("info")) {
+                ran.put(command, delta);
+            }
+        });
+        long n = pairs;
+        assertThat(ran).as("commands run by %d pairs", pairs).containsExactlyInAnyOrderEntriesOf(Map.of(
+                "evalsha", 2 * n, "hlen", n, "zrange", 2 * n, "time", n, "set", n, "hset", n, "pexpire", n,
+                "hmget", n, "del", n, "publish", n));
+    }
 
     @Test
     void busyLockIsFalseNotAnException() throws Exception {
