@@ -186,12 +186,15 @@ final class RawContenders {
             for (String uri : uris) {
                 RedisClient client = RedisClient.create(uri);
                 clients.add(client);
-                RedisAsyncCommands<String, String> node = client.connect().async();
-                nodes.add(node);
-                shas.clear();
-                for (String script : scripts) {
-                    shas.add(node.getStatefulConnection().sync().scriptLoad(script));
+                nodes.add(client.connect().async());
+            }
+            for (String script : scripts) {
+                String sha = null;
+                // loaded up front so that every call is a plain EVALSHA; a script's SHA-1 is the same everywhere
+                for (RedisAsyncCommands<String, String> node : nodes) {
+                    sha = node.getStatefulConnection().sync().scriptLoad(script);
                 }
+                shas.add(sha);
             }
             majority = nodes.size() / 2 + 1;
         }
