@@ -6,6 +6,10 @@ import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.sync.RedisCommands;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -138,8 +142,7 @@ final class RawContenders {
      * quorum lock with failover-safe fencing tokens cannot do without, and nothing more.
      */
     static Contender fencedQuorumFloor(List<String> uris, Contender.Settings settings) {
-        Quorum quorum = new Quorum(uris, RawHandoffFloor.script("fenced_acquire.lua"),
-                RawHandoffFloor.script("fenced_release.lua"));
+        Quorum quorum = new Quorum(uris, script("fenced_acquire.lua"), script("fenced_release.lua"));
         String lease = Long.toString(settings.watchdogLeaseMs());
         return quorum.contender(name -> {
             String owner = randomToken();
@@ -149,15 +152,8 @@ final class RawContenders {
                 @Override
                 public void lock() {
                     token.set(0);
-                    boolean granted = quorum.agree(node -> node.<List<Object>>evalsha(quorum.sha(0), ScriptOutputType.MULTI,
-                            keys, owner, lease, TOKEN_FLOOR_TTL_MS).thenApply(reply -> {
-                                if ((Long) reply.get(0) != 1L) {
-                                    return false;
-                                }
-                                token.accumulateAndGet(Long.parseLong(String.valueOf(reply.get(1))), Math::max);
-                                return true;
-                            }));
-                    if (!granted) {
+                    if (!quorum.agree(node -> node.<List<Object>>evalsha(quorum.sha(0), ScriptOutputType.MULTI, keys, owner,
+                            lease, TOKEN_FLOOR_TTL_MS).thenApply(reply -> Quorum.granted(reply, token)))) {
                         throw new IllegalStateException("the fenced quorum floor does not wait, and '" + name + "' is held");
                     }
                 }
@@ -174,8 +170,11 @@ final class RawContenders {
         });
     }
 
-    /** One raw Lettuce connection per server, scripts loaded on each, and the majority rule. */
-    private static final class Quorum {
+    /**
+     * One raw Lettuce connection per server, scripts loaded on each, and the majority rule: the
+     * quorum floors here and {@link RedlockScriptFloor}'s raw sending of dlock's scripts.
+     */
+    static final class Quorum implements AutoCloseable {
 
         private final List<RedisClient> clients = new ArrayList<>();
         private final List<RedisAsyncCommands<String, String>> nodes = new ArrayList<>();
@@ -203,6 +202,18 @@ final class RawContenders {
             return shas.get(script);
         }
 
+        /**
+         * An acquire script's reply, {1, token, ...} when this node granted: the hold's token is the
+         * highest the granting nodes gave, kept in {@code token}.
+         */
+        static boolean granted(List<Object> reply, AtomicLong token) {
+            if ((Long) reply.get(0) != 1L) {
+                return false;
+            }
+            token.accumulateAndGet(Long.parseLong(String.valueOf(reply.get(1))), Math::max);
+            return true;
+        }
+
         /** Sends the call to every node at once: true once a majority answered true. */
         boolean agree(Function<RedisAsyncCommands<String, String>, CompletionStage<Boolean>> call) {
             List<CompletableFuture<Boolean>> replies = new ArrayList<>();
@@ -226,9 +237,26 @@ final class RawContenders {
 
                 @Override
                 public void close() {
-                    clients.forEach(client -> client.shutdown(Duration.ZERO, Duration.ofSeconds(1)));
+                    Quorum.this.close();
                 }
             };
+        }
+
+        @Override
+        public void close() {
+            clients.forEach(client -> client.shutdown(Duration.ZERO, Duration.ofSeconds(1)));
+        }
+    }
+
+    /** A Lua script of the bench's own, read from its resource next to this class. */
+    static String script(String name) {
+        try (InputStream in = RawContenders.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("no resource " + name + " next to " + RawContenders.class.getName());
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

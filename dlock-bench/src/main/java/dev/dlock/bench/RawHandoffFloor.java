@@ -6,10 +6,6 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -39,7 +35,7 @@ final class RawHandoffFloor implements Contender {
     /** The members of the ring: one per JVM of {@code contended-processes}, one per client of {@code contended-clients}. */
     static final int MEMBERS = Main.CONTENDED_PROCESSES;
     static final String MEMBERS_KEY = "bench:ring:members";
-    private static final String SCRIPT = script("ring_handoff.lua");
+    private static final String SCRIPT = RawContenders.script("ring_handoff.lua");
     /** How often a grant no thread of this process waits for is looked for (see {@link #forwardUnclaimed}). */
     private static final Duration UNCLAIMED_CHECK = Duration.ofMillis(50);
 
@@ -177,17 +173,5 @@ final class RawHandoffFloor implements Contender {
         grants.close();
         connection.close();
         client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
-    }
-
-    /** A Lua script of the bench's own, read from its resource next to this class. */
-    static String script(String name) {
-        try (InputStream in = RawHandoffFloor.class.getResourceAsStream(name)) {
-            if (in == null) {
-                throw new IllegalStateException("no resource " + name + " next to " + RawHandoffFloor.class.getName());
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -4,14 +4,11 @@ import dev.dlock.DistributedLock;
 import dev.dlock.LockClient;
 import dev.dlock.internal.LuaScript;
 import dev.dlock.testing.RedisServer;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -131,24 +128,13 @@ public final class RedlockScriptFloor {
      */
     private static final class ScriptQuorum implements AutoCloseable {
 
-        private final List<RedisClient> clients = new ArrayList<>();
-        private final List<RedisAsyncCommands<String, String>> nodes = new ArrayList<>();
-        private final int quorum;
+        private final RawContenders.Quorum quorum;
         private final String[] keys;
         private final String channel;
         private long ownerCounter;
 
         ScriptQuorum(List<String> uris, String name) {
-            for (String uri : uris) {
-                RedisClient client = RedisClient.create(uri);
-                clients.add(client);
-                RedisAsyncCommands<String, String> node = client.connect().async();
-                // loaded up front so that every pair is a plain EVALSHA, as dlock's are once loaded
-                node.getStatefulConnection().sync().scriptLoad(LuaScript.ACQUIRE.body());
-                node.getStatefulConnection().sync().scriptLoad(LuaScript.RELEASE.body());
-                nodes.add(node);
-            }
-            quorum = nodes.size() / 2 + 1;
+            quorum = new RawContenders.Quorum(uris, LuaScript.ACQUIRE.body(), LuaScript.RELEASE.body());
             String key = LockClient.DEFAULT_KEY_PREFIX + "{" + name + "}";
             keys = new String[]{key, key + ":queue", key + ":waiters", FLOOR_KEY};
             channel = key + ":released";
@@ -158,38 +144,21 @@ public final class RedlockScriptFloor {
             // a fresh owner id per hold, shaped like dlock's (client id : thread : hold)
             String owner = "AbCdEfGhIjKl:1:" + Long.toString(++ownerCounter, 36);
             AtomicLong token = new AtomicLong();
-            List<CompletableFuture<Boolean>> grants = new ArrayList<>();
-            for (RedisAsyncCommands<String, String> node : nodes) {
-                grants.add(node.<List<Object>>evalsha(LuaScript.ACQUIRE.sha1(), ScriptOutputType.MULTI, keys,
-                                owner, Long.toString(LEASE.toMillis()), "0", FLOOR_TTL_MS, "", "10000", "0")
-                        .toCompletableFuture().thenApply(reply -> {
-                            if (((Long) reply.get(0)) != 1L) {
-                                return false;
-                            }
-                            // the hold's token is the highest the granting nodes proposed
-                            long granted = Long.parseLong(String.valueOf(reply.get(1)));
-                            token.accumulateAndGet(granted, Math::max);
-                            return true;
-                        }));
-            }
-            if (RawContenders.awaitMajority(grants, quorum) < quorum) {
+            if (!quorum.agree(node -> node.<List<Object>>evalsha(quorum.sha(0), ScriptOutputType.MULTI, keys, owner,
+                    Long.toString(LEASE.toMillis()), "0", FLOOR_TTL_MS, "", "10000", "0")
+                    .thenApply(reply -> RawContenders.Quorum.granted(reply, token)))) {
                 throw new IllegalStateException("'" + keys[0] + "' not granted by a quorum: nothing else should hold it");
             }
             String quorumToken = Long.toString(token.get());
-            List<CompletableFuture<Boolean>> releases = new ArrayList<>();
-            for (RedisAsyncCommands<String, String> node : nodes) {
-                releases.add(node.<Long>evalsha(LuaScript.RELEASE.sha1(), ScriptOutputType.INTEGER, keys,
-                                owner, channel, quorumToken, FLOOR_TTL_MS, "0")
-                        .toCompletableFuture().thenApply(left -> left == 0L));
-            }
-            if (RawContenders.awaitMajority(releases, quorum) < quorum) {
+            if (!quorum.agree(node -> node.<Long>evalsha(quorum.sha(1), ScriptOutputType.INTEGER, keys, owner, channel,
+                    quorumToken, FLOOR_TTL_MS, "0").thenApply(left -> left == 0L))) {
                 throw new IllegalMonitorStateException("'" + keys[0] + "' not released by a quorum");
             }
         }
 
         @Override
         public void close() {
-            clients.forEach(client -> client.shutdown(Duration.ZERO, Duration.ofSeconds(1)));
+            quorum.close();
         }
     }
 }
