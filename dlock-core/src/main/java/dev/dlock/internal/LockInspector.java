@@ -3,6 +3,8 @@ package dev.dlock.internal;
 import dev.dlock.LockHold;
 import dev.dlock.LockHolder;
 import dev.dlock.LockInfo;
+import dev.dlock.LockListIncompleteException;
+import dev.dlock.NodeError;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -11,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
 
 /** Reads locks for operators: one lock's {@link LockInfo}, or every held lock matching a name pattern. */
 final class LockInspector {
@@ -72,18 +75,33 @@ final class LockInspector {
     /** Every held lock whose name matches the glob {@code namePattern}, whatever its kind, sorted by name. */
     CompletableFuture<List<LockInfo>> list(String namePattern) {
         String keyPattern = escapeGlob(keyPrefix) + "{" + namePattern + "}";
-        return store.scan(keyPattern).thenCompose(keys -> {
-            List<CompletableFuture<LockInfo>> infos = new ArrayList<>();
-            for (String key : keys) {
-                String name = key.substring(keyPrefix.length() + 1, key.length() - 1);
-                infos.add(inspect(LockTarget.of(keyPrefix, name), LockKind.anyHolderView()));
+        return store.scan(keyPattern).thenCompose(this::heldAmong).exceptionallyCompose(error -> {
+            if (!(Failures.unwrap(error) instanceof IncompleteScan incomplete)) {
+                return CompletableFuture.failedFuture(error);
             }
-            return CompletableFuture.allOf(infos.toArray(CompletableFuture[]::new)).thenApply(done -> infos.stream()
-                    .map(CompletableFuture::join)
-                    .filter(LockInfo::isLocked)
-                    .sorted(Comparator.comparing(LockInfo::name))
-                    .toList());
+            // the masters that answered are listed; those that did not are named, never left out unsaid
+            List<NodeError> failed = incomplete.failures().stream().map(NodeFailure::toNodeError).toList();
+            return heldAmong(incomplete.keysFound()).thenApply(listed -> {
+                throw new LockListIncompleteException("list incomplete: " + failed.size() + " of "
+                        + incomplete.mastersAsked() + " masters failed (" + failed.stream().map(NodeError::toString)
+                        .collect(Collectors.joining("; ")) + "); the locks of the other "
+                        + (incomplete.mastersAsked() - failed.size()) + " are listed",
+                        incomplete.failures().get(0), listed, failed);
+            });
         });
+    }
+
+    private CompletableFuture<List<LockInfo>> heldAmong(List<String> keys) {
+        List<CompletableFuture<LockInfo>> infos = new ArrayList<>();
+        for (String key : keys) {
+            String name = key.substring(keyPrefix.length() + 1, key.length() - 1);
+            infos.add(inspect(LockTarget.of(keyPrefix, name), LockKind.anyHolderView()));
+        }
+        return CompletableFuture.allOf(infos.toArray(CompletableFuture[]::new)).thenApply(done -> infos.stream()
+                .map(CompletableFuture::join)
+                .filter(LockInfo::isLocked)
+                .sorted(Comparator.comparing(LockInfo::name))
+                .toList());
     }
 
     private static String escapeGlob(String text) {
