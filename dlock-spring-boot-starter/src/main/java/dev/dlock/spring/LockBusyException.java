@@ -3,9 +3,9 @@ package dev.dlock.spring;
 import java.time.Duration;
 
 /**
- * A method annotated with {@link DistributedLock @DistributedLock} (with
+ * A method annotated with {@link WithLock @WithLock} (with
  * {@code onBusy = THROW}, the default) was not called because its lock stayed held by someone
- * else for the whole {@link DistributedLock#waitTime() wait}, or the waiting thread was
+ * else for the whole {@link WithLock#waitTime() wait}, or the waiting thread was
  * interrupted. The method did not run.
  */
 public class LockBusyException extends RuntimeException {
