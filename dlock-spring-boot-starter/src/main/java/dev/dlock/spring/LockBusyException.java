@@ -1,5 +1,6 @@
 package dev.dlock.spring;
 
+import dev.dlock.LockException;
 import java.time.Duration;
 
 /**
@@ -7,8 +8,11 @@ import java.time.Duration;
  * {@code onBusy = THROW}, the default) was not called because its lock stayed held by someone
  * else for the whole {@link WithLock#waitTime() wait}, or the waiting thread was
  * interrupted. The method did not run.
+ *
+ * <p>It is a {@link LockException}, as {@link dev.dlock.LockBackendException} (Redis failing) is:
+ * {@code catch (LockException e)} handles both.
  */
-public class LockBusyException extends RuntimeException {
+public class LockBusyException extends LockException {
     private static final long serialVersionUID = 1L;
 
     /** The busy lock's name. */
@@ -22,7 +26,7 @@ public class LockBusyException extends RuntimeException {
      * @param message  the full message
      */
     public LockBusyException(String lockName, Duration waited, String message) {
-        super(message);
+        super(message, null);
         this.lockName = lockName;
         this.waited = waited;
     }
