@@ -100,7 +100,7 @@ public final class LettuceNodes implements AutoCloseable {
 
     private static void requireQuorum(List<LettuceNode> connected) {
         long reachable = connected.stream().filter(LettuceNode::hasConnected).count();
-        int quorum = connected.size() / 2 + 1;
+        int quorum = Settings.quorumOf(connected.size());
         if (reachable < quorum) {
             throw new LockBackendException("cannot build a Redlock client: only " + reachable + " of "
                     + connected.size() + " nodes reachable, " + quorum + " needed: "
