@@ -11,6 +11,7 @@ import dev.dlock.internal.store.AcquireReply;
 import dev.dlock.internal.store.LockKind;
 import dev.dlock.internal.store.LockStore;
 import dev.dlock.internal.store.LockTarget;
+import dev.dlock.internal.store.Renewal;
 import dev.dlock.internal.store.StoreContext;
 import dev.dlock.internal.store.StoreFactory;
 import dev.dlock.internal.store.WakeUpSource;
