@@ -49,8 +49,8 @@ final class Handle extends ReleaseOnceHandle {
     }
 
     @Override
-    CompletableFuture<Void> releaseOnce() {
-        return engine.release(hold, true);
+    CompletableFuture<Void> releaseOnce(long minimumHoldNanos) {
+        return engine.release(hold, true, minimumHoldNanos);
     }
 
     @Override

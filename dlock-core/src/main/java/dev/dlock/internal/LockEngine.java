@@ -312,6 +312,43 @@ public final class LockEngine implements AutoCloseable {
         });
     }
 
+    /**
+     * Gives back one hold, but keeps the lock held until {@code minimumHoldNanos} have passed since
+     * the hold began: when the last hold is given back earlier, its lease is set to what is left of
+     * the minimum (renewals stop) and Redis frees the lock when that ends; otherwise, and for a
+     * hold that is not the caller's last, a plain {@link #release(Hold, boolean)}. The hold began
+     * when its grant came back, after Redis started the lease, so the lock is held at least the
+     * minimum. Fails as {@code release} does, and with {@link LockBackendException} when the lease
+     * could not be set (over Redlock: on no quorum): the lock then stays until its lease ends.
+     */
+    CompletableFuture<Void> release(Hold hold, boolean last, long minimumHoldNanos) {
+        long keepNanos = hold.heldSinceNanos + minimumHoldNanos - ticker.nanoTime();
+        if (!last || minimumHoldNanos <= 0 || keepNanos <= 0) {
+            return release(hold, last);
+        }
+        forget(hold);
+        LockLostException loss = hold.lossOrNull();
+        if (loss != null) {
+            return CompletableFuture.failedFuture(loss);
+        }
+        long keepMs = TimeUnit.NANOSECONDS.toMillis(keepNanos) + 1;
+        return store.renew(List.of(hold.snapshot()), keepMs).handle((renewals, error) -> {
+            Renewal outcome = error == null ? renewals[0] : Renewal.UNKNOWN;
+            if (outcome == Renewal.GONE) {
+                losses.lost(hold, LossCause.GONE, HoldLosses.NOT_OWNER_AT_RELEASE);
+                throw hold.lossOrNull();
+            }
+            events.holdEnded(hold, HoldEnding.RELEASED);
+            if (outcome == Renewal.UNKNOWN) {
+                String what = hold.kind.label() + " '" + hold.name + "': its lease could not be set to the " + keepMs
+                        + " ms left of its minimum hold; it stays held until its lease (" + hold.leaseMs + " ms) ends";
+                throw error != null ? Failures.extend((LockBackendException) Failures.unwrap(error), "; " + what)
+                        : new LockBackendException(what + " (no quorum answered)", null, hold.name, List.of());
+            }
+            return null;
+        });
+    }
+
     /** Best effort: drops every hold of the owner (an acquisition's grant that raced its cancel). */
     CompletableFuture<Void> abandon(LockTarget target, LockKind kind, String owner) {
         return store.abandon(target, kind, owner);

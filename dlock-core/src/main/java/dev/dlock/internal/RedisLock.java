@@ -155,6 +155,15 @@ public final class RedisLock implements DistributedLock {
 
     @Override
     public void unlock() {
+        unlock(0);
+    }
+
+    @Override
+    public void unlockHoldingAtLeast(Duration holdAtLeast) {
+        unlock(Validation.minimumHoldNanos(holdAtLeast));
+    }
+
+    private void unlock(long minimumHoldNanos) {
         Hold held = threadHold(kind);
         if (held == null) {
             throw new IllegalMonitorStateException(kind.label() + " '" + name() + "' is not held by the current thread '"
@@ -170,7 +179,7 @@ public final class RedisLock implements DistributedLock {
         if (last) {
             engine.holds().unbindFromCurrentThread(held);
         }
-        Blocking.awaitUninterruptibly(engine.release(held, last));
+        Blocking.awaitUninterruptibly(engine.release(held, last, minimumHoldNanos));
     }
 
     @Override
