@@ -2,7 +2,11 @@ package dev.dlock.spring;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
 import org.springframework.boot.convert.DurationStyle;
@@ -10,9 +14,12 @@ import org.springframework.core.env.Environment;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ExpressionParser;
 import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
 
 /**
- * One method annotated with {@link DistributedLock}, its annotation checked and parsed once: the
+ * One method annotated with {@link WithLock}, its annotation checked and parsed once: the
  * key expression, the wait and lease, and what it returns when skipped.
  *
  * @param method       the annotated method (of the target class)
@@ -25,35 +32,77 @@ import org.springframework.expression.ParseException;
  * @param onBusy       what a busy lock does
  */
 record LockedMethod(Method method, Expression keyExpression, String source, String defaultName,
-                    Duration waitTime, Duration leaseTime, DistributedLock.Kind kind, DistributedLock.OnBusy onBusy) {
+                    Duration waitTime, Duration leaseTime, WithLock.Kind kind, WithLock.OnBusy onBusy) {
 
-    static LockedMethod parse(Method method, DistributedLock annotation, ExpressionParser parser, Environment environment) {
+    static LockedMethod parse(Method method, WithLock annotation, ExpressionParser parser, Environment environment,
+                              String[] parameterNames) {
         String where = describe(method);
         Expression expression = null;
         if (!annotation.key().isBlank()) {
             try {
                 expression = parser.parseExpression(annotation.key());
             } catch (ParseException e) {
-                throw new IllegalStateException("@DistributedLock on " + where + ": key expression \"" + annotation.key()
+                throw new IllegalStateException("@WithLock on " + where + ": key expression \"" + annotation.key()
                         + "\" does not parse: " + e.getMessage(), e);
             }
+            checkVariables(expression, method, parameterNames);
         }
         Duration wait = duration(annotation.waitTime(), "waitTime", where, environment, true);
         Duration lease = duration(annotation.leaseTime(), "leaseTime", where, environment, false);
         Class<?> returned = method.getReturnType();
         if (CompletionStage.class.isAssignableFrom(returned) || Future.class.isAssignableFrom(returned)
                 || isPublisher(returned)) {
-            throw new IllegalStateException("@DistributedLock on " + where + ": it returns " + returned.getName()
+            throw new IllegalStateException("@WithLock on " + where + ": it returns " + returned.getName()
                     + ", whose work goes on after the method returned, when the lock would already be released;"
                     + " lock inside the asynchronous work instead");
         }
-        if (annotation.onBusy() == DistributedLock.OnBusy.SKIP && returned.isPrimitive() && returned != void.class) {
-            throw new IllegalStateException("@DistributedLock on " + where + ": onBusy = SKIP returns null when the"
+        if (annotation.onBusy() == WithLock.OnBusy.SKIP && returned.isPrimitive() && returned != void.class) {
+            throw new IllegalStateException("@WithLock on " + where + ": onBusy = SKIP returns null when the"
                     + " lock is busy, which a method returning " + returned.getName()
                     + " cannot; return void, an object or an Optional");
         }
         return new LockedMethod(method, expression, annotation.key(), method.getDeclaringClass().getName() + "." + method.getName(),
                 wait, lease, annotation.kind(), annotation.onBusy());
+    }
+
+    /**
+     * Refuses a {@code #variable} that is no parameter of the method: SpEL would give null for it,
+     * and every call would take one lock named after "null".
+     */
+    private static void checkVariables(Expression expression, Method method, String[] parameterNames) {
+        if (!(expression instanceof SpelExpression spel)) {
+            return;
+        }
+        Set<String> known = new LinkedHashSet<>(List.of("root", "this"));
+        for (int i = 0; i < method.getParameterCount(); i++) {
+            known.add("p" + i);
+            known.add("a" + i);
+        }
+        if (parameterNames != null) {
+            known.addAll(List.of(parameterNames));
+        }
+        for (String variable : variables(spel.getAST(), new ArrayList<>())) {
+            if (!known.contains(variable)) {
+                throw new IllegalStateException("@WithLock on " + describe(method) + ": key expression \""
+                        + spel.getExpressionString() + "\" names #" + variable + ", which is no parameter of the method ("
+                        + (parameterNames == null
+                        ? "its parameter names are not in the class file: compile with -parameters, as Spring Boot's"
+                                + " build plugins do, or name them #p0, #p1, ..."
+                        : parameterNames.length == 0 ? "it has none" : "its parameters: #" + String.join(", #", parameterNames)
+                                + ", or #p0, #p1, ... by position")
+                        + "); a key from an unknown variable would be one lock for every call");
+            }
+        }
+    }
+
+    private static List<String> variables(SpelNode node, List<String> found) {
+        if (node instanceof VariableReference) {
+            found.add(node.toStringAST().substring(1));
+        }
+        for (int i = 0; i < node.getChildCount(); i++) {
+            variables(node.getChild(i), found);
+        }
+        return found;
     }
 
     private static boolean isPublisher(Class<?> type) {
@@ -80,11 +129,11 @@ record LockedMethod(Method method, Expression keyExpression, String source, Stri
             resolved = environment.resolveRequiredPlaceholders(text).trim();
             value = DurationStyle.detectAndParse(resolved);
         } catch (RuntimeException e) {
-            throw new IllegalStateException("@DistributedLock on " + where + ": " + attribute + " \"" + text
+            throw new IllegalStateException("@WithLock on " + where + ": " + attribute + " \"" + text
                     + "\" is not a duration such as \"5s\", \"500ms\" or \"PT1M\": " + e.getMessage(), e);
         }
         if (value.isNegative() || (!zeroAllowed && value.isZero())) {
-            throw new IllegalStateException("@DistributedLock on " + where + ": " + attribute + " \"" + text
+            throw new IllegalStateException("@WithLock on " + where + ": " + attribute + " \"" + text
                     + "\" must be " + (zeroAllowed ? "zero or more" : "more than zero"));
         }
         return value;

@@ -12,6 +12,11 @@ import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.env.Environment;
+import org.springframework.expression.spel.ExpressionState;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.OpPlus;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 
 /**
@@ -31,11 +36,11 @@ final class LockedMethods {
     }
 
     /** The annotation of the method as called on this target class, or null when it has none. */
-    static DistributedLock find(Method method, Class<?> targetClass) {
+    static WithLock find(Method method, Class<?> targetClass) {
         Method specific = BridgeMethodResolver.findBridgedMethod(AopUtils.getMostSpecificMethod(method, targetClass));
-        DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(specific, DistributedLock.class);
+        WithLock annotation = AnnotatedElementUtils.findMergedAnnotation(specific, WithLock.class);
         return annotation != null || specific.equals(method) ? annotation
-                : AnnotatedElementUtils.findMergedAnnotation(method, DistributedLock.class);
+                : AnnotatedElementUtils.findMergedAnnotation(method, WithLock.class);
     }
 
     /**
@@ -46,11 +51,11 @@ final class LockedMethods {
     LockedMethod get(Method method, Class<?> targetClass) {
         Method specific = BridgeMethodResolver.findBridgedMethod(AopUtils.getMostSpecificMethod(method, targetClass));
         return methods.computeIfAbsent(specific, m -> {
-            DistributedLock annotation = find(method, targetClass);
+            WithLock annotation = find(method, targetClass);
             if (annotation == null) {
-                throw new IllegalStateException("no @DistributedLock on " + LockedMethod.describe(m));
+                throw new IllegalStateException("no @WithLock on " + LockedMethod.describe(m));
             }
-            return LockedMethod.parse(m, annotation, parser, environment);
+            return LockedMethod.parse(m, annotation, parser, environment, parameterNames.getParameterNames(m));
         });
     }
 
@@ -64,21 +69,60 @@ final class LockedMethods {
             return locked.defaultName();
         }
         Object value;
+        MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(
+                new KeyRoot(locked.method(), args, target), locked.method(), args, parameterNames);
+        context.setBeanResolver(new BeanFactoryResolver(beanFactory));
         try {
-            MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(
-                    new KeyRoot(locked.method(), args, target), locked.method(), args, parameterNames);
-            context.setBeanResolver(new BeanFactoryResolver(beanFactory));
             value = locked.keyExpression().getValue(context);
         } catch (RuntimeException e) {
-            throw new IllegalArgumentException("@DistributedLock on " + LockedMethod.describe(locked.method())
+            throw new IllegalArgumentException("@WithLock on " + LockedMethod.describe(locked.method())
                     + ": key expression \"" + locked.source() + "\" failed: " + e.getMessage(), e);
         }
         if (value == null || value.toString().isBlank()) {
-            throw new IllegalArgumentException("@DistributedLock on " + LockedMethod.describe(locked.method())
+            throw new IllegalArgumentException("@WithLock on " + LockedMethod.describe(locked.method())
                     + ": key expression \"" + locked.source() + "\" gave " + (value == null ? "null" : "a blank name")
                     + ", not a lock name");
         }
-        return value.toString();
+        String name = value.toString();
+        if (name.contains("null")) {
+            String nullPart = nullOperand(((SpelExpression) locked.keyExpression()).getAST(), new ExpressionState(context));
+            if (nullPart != null) {
+                throw new IllegalArgumentException("@WithLock on " + LockedMethod.describe(locked.method())
+                        + ": key expression \"" + locked.source() + "\" gave '" + name + "' because " + nullPart
+                        + " is null; a lock named after null would be one lock for every such call");
+            }
+        }
+        return name;
+    }
+
+    /**
+     * The first variable, or operand of a string concatenation, that is null in this call; null
+     * when none is. Only asked when the name holds "null", so a name like "nullable-report" costs
+     * a second look, not a failure.
+     */
+    private static String nullOperand(SpelNode node, ExpressionState state) {
+        if (node instanceof VariableReference || node.getChildCount() == 0) {
+            return node instanceof VariableReference && valueOf(node, state) == null ? node.toStringAST() : null;
+        }
+        for (int i = 0; i < node.getChildCount(); i++) {
+            SpelNode child = node.getChild(i);
+            if (node instanceof OpPlus && valueOf(child, state) == null) {
+                return child.toStringAST();
+            }
+            String inside = nullOperand(child, state);
+            if (inside != null) {
+                return inside;
+            }
+        }
+        return null;
+    }
+
+    private static Object valueOf(SpelNode node, ExpressionState state) {
+        try {
+            return node.getValue(state);
+        } catch (RuntimeException e) {
+            return "";   // an operand that fails alone is not the null this looks for
+        }
     }
 
     /**

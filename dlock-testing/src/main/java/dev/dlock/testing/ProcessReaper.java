@@ -58,7 +58,9 @@ final class ProcessReaper {
 
     private static void reapAll() {
         // SIGKILL also ends stopped (SIGSTOP-ed) processes, so paused servers need no SIGCONT first.
+        // Children first: a PostgreSQL server's backends outlive a killed postmaster for a while.
         for (Process p : PROCESSES) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
             p.destroyForcibly();
         }
         for (Process p : PROCESSES) {

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dlock.LockClient;
 import dev.dlock.micrometer.DlockMetrics;
-import dev.dlock.spring.DistributedLock;
+import dev.dlock.spring.WithLock;
 import dev.dlock.spring.DlockAutoConfiguration;
 import dev.dlock.testing.RedisServers;
 import io.micrometer.core.instrument.Meter;
@@ -156,18 +156,16 @@ class DlockMetricsAutoConfigurationTest {
     }
 
     @Test
-    void dlockDisabledDefinesNoMetrics() {
-        withSimpleRegistry(runner).withPropertyValues("dlock.enabled=false").run(context -> {
-            assertThat(context).doesNotHaveBean(LockClient.class).doesNotHaveBean(DlockMetrics.class);
-            assertThat(dlockMeters(context)).isEmpty();
-        });
+    void dlockDisabledWithoutAClientOfTheApplicationsFailsTheStartupOfAnAnnotatedBean() {
+        withSimpleRegistry(runner).withPropertyValues("dlock.enabled=false").run(context ->
+                assertThat(context.getStartupFailure()).hasStackTraceContaining("Reports.nightly() cannot lock"));
     }
 
     /** A job guarded by a lock. */
     public static class Reports {
         private int runs;
 
-        @DistributedLock(key = "'report:nightly'")
+        @WithLock(key = "'report:nightly'")
         public void nightly() {
             runs++;
         }

@@ -5,7 +5,6 @@ import dev.dlock.LockClient;
 import dev.dlock.LockLostException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.slf4j.Logger;
@@ -13,17 +12,17 @@ import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
 
 /**
- * The advice of {@link DistributedLock}: takes the lock, calls the method, releases the lock.
+ * The advice of {@link WithLock}: takes the lock, calls the method, releases the lock.
  * The {@link LockClient} is looked up at the first call, so the advice does not pull the client
  * (and its connection) into the creation of the proxies.
  */
-final class DistributedLockInterceptor implements MethodInterceptor {
-    private static final Logger log = LoggerFactory.getLogger(DistributedLockInterceptor.class);
+final class WithLockInterceptor implements MethodInterceptor {
+    private static final Logger log = LoggerFactory.getLogger(WithLockInterceptor.class);
 
-    private final Supplier<LockClient> client;
+    private final WithLockClient client;
     private final LockedMethods methods;
 
-    DistributedLockInterceptor(Supplier<LockClient> client, LockedMethods methods) {
+    WithLockInterceptor(WithLockClient client, LockedMethods methods) {
         this.client = client;
         this.methods = methods;
     }
@@ -34,7 +33,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
         Class<?> targetClass = target != null ? AopUtils.getTargetClass(target) : invocation.getMethod().getDeclaringClass();
         LockedMethod locked = methods.get(invocation.getMethod(), targetClass);
         String name = methods.lockName(locked, target, invocation.getArguments());
-        dev.dlock.DistributedLock lock = lockOf(locked.kind(), name);
+        dev.dlock.DistributedLock lock = lockOf(client.forCall(LockedMethod.describe(locked.method())), locked.kind(), name);
         if (!acquire(lock, locked, name)) {
             return locked.skippedResult();
         }
@@ -49,8 +48,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
         return result;
     }
 
-    private dev.dlock.DistributedLock lockOf(DistributedLock.Kind kind, String name) {
-        LockClient locks = client.get();
+    private static dev.dlock.DistributedLock lockOf(LockClient locks, WithLock.Kind kind, String name) {
         return switch (kind) {
             case PLAIN -> locks.getLock(name);
             case FAIR -> locks.getFairLock(name);
@@ -83,8 +81,8 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 
     private static boolean busy(LockedMethod locked, String name, String why) {
         String message = why + "; " + LockedMethod.describe(locked.method())
-                + (locked.onBusy() == DistributedLock.OnBusy.SKIP ? " skipped" : " not called");
-        if (locked.onBusy() == DistributedLock.OnBusy.SKIP) {
+                + (locked.onBusy() == WithLock.OnBusy.SKIP ? " skipped" : " not called");
+        if (locked.onBusy() == WithLock.OnBusy.SKIP) {
             log.debug(message);
             return false;
         }
