@@ -157,6 +157,25 @@ public interface DistributedLock extends Lock {
     void unlock();
 
     /**
+     * Releases one hold of the current thread; the last one keeps the lock held until it has been
+     * held for {@code holdAtLeast}: given back earlier, the lock stays held in Redis for what is left
+     * of that time (its lease is set to it, and no longer renewed), then frees itself, and no one
+     * takes it meanwhile, this thread included. Given back later, the same as {@link #unlock()}. The
+     * time counts from when the outermost acquire returned, so the lock is held at least that long.
+     * For a job that must not run twice within a period, wherever it starts late (ShedLock's "lock
+     * at least for"). The thread no longer holds the lock once this returns or throws.
+     *
+     * @param holdAtLeast how long the hold lasts at least, from its acquire; zero for a plain
+     *                    unlock; at most {@link LockClient#MAX_LEASE}
+     * @throws IllegalArgumentException      the duration is null, negative or too long; nothing is released
+     * @throws LockLostException             as for {@link #unlock()}
+     * @throws IllegalMonitorStateException  the current thread does not hold the lock
+     * @throws LockBackendException          Redis did not answer (over Redlock: no quorum); the hold
+     *                                       stays until its lease ends
+     */
+    void unlockHoldingAtLeast(Duration holdAtLeast);
+
+    /**
      * Not supported: a distributed lock has no condition queue.
      *
      * @return never returns

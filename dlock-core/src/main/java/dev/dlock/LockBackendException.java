@@ -12,8 +12,11 @@ import java.util.Optional;
  * <p>The same facts are there as data: {@link #lockName()} and, per failed server,
  * {@link #nodeErrors()}. On Redlock each node's own failure is also attached as a suppressed
  * exception ({@link #getSuppressed()}).
+ *
+ * <p>It is a {@link LockException}, as the integrations' "busy" exceptions are, so one
+ * {@code catch} handles "could not have the lock" whatever the reason.
  */
-public class LockBackendException extends RuntimeException {
+public class LockBackendException extends LockException {
     private static final long serialVersionUID = 1L;
 
     /** The lock the failed operation was on, or null when it was on no single lock. */

@@ -68,6 +68,35 @@ public interface LockHandle extends AutoCloseable {
     CompletableFuture<Void> releaseAsync();
 
     /**
+     * Releases the hold, but not before it has been held for {@code holdAtLeast}: released earlier,
+     * the lock stays held in Redis for what is left of that time (its lease is set to it, and no
+     * longer renewed), and then frees itself; others cannot take it meanwhile, not even through
+     * this client. Released later, the same as {@link #release()}. The time counts from when the
+     * acquire returned, so the lock is held at least that long. For a job that must not run twice
+     * within a period, wherever it starts late (ShedLock's "lock at least for"). Blocks for at most
+     * the command timeout; the handle counts as released as soon as this is called.
+     *
+     * @param holdAtLeast how long the hold lasts at least, from its acquire; zero for a plain
+     *                    release; at most {@link LockClient#MAX_LEASE}
+     * @throws IllegalArgumentException the duration is null, negative or too long; nothing is released
+     * @throws LockLostException        the hold was lost before the release (the lock is untouched)
+     * @throws LockBackendException     Redis did not answer (over Redlock: no quorum); the hold stays
+     *                                  until its lease ends
+     * @throws IllegalStateException    released already
+     */
+    void releaseHoldingAtLeast(Duration holdAtLeast);
+
+    /**
+     * The non-blocking {@link #releaseHoldingAtLeast(Duration)}.
+     *
+     * @param holdAtLeast how long the hold lasts at least, from its acquire
+     * @return completes when the lease is set (or the hold released), or exceptionally with what
+     *         {@link #releaseHoldingAtLeast(Duration)} would throw
+     * @throws IllegalArgumentException the duration is null, negative or too long; nothing is released
+     */
+    CompletableFuture<Void> releaseHoldingAtLeastAsync(Duration holdAtLeast);
+
+    /**
      * Releases unless released already.
      *
      * @throws LockLostException    the hold was lost before the release (the lock is untouched)

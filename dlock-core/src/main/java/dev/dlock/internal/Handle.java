@@ -1,6 +1,8 @@
 package dev.dlock.internal;
 
 import dev.dlock.LockLostException;
+import dev.dlock.internal.store.LockKind;
+import dev.dlock.internal.store.LockTarget;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
@@ -49,8 +51,8 @@ final class Handle extends ReleaseOnceHandle {
     }
 
     @Override
-    CompletableFuture<Void> releaseOnce() {
-        return engine.release(hold, true);
+    CompletableFuture<Void> releaseOnce(long minimumHoldNanos) {
+        return engine.release(hold, true, minimumHoldNanos);
     }
 
     @Override

@@ -4,9 +4,17 @@ import dev.dlock.LockBackendException;
 import dev.dlock.LockInfo;
 import dev.dlock.LockListener;
 import dev.dlock.LockLostException;
-import dev.dlock.LockObserver;
 import dev.dlock.LockObserver.HoldEnding;
 import dev.dlock.LockObserver.LossCause;
+import dev.dlock.LockObserver;
+import dev.dlock.internal.store.AcquireReply;
+import dev.dlock.internal.store.LockKind;
+import dev.dlock.internal.store.LockStore;
+import dev.dlock.internal.store.LockTarget;
+import dev.dlock.internal.store.Renewal;
+import dev.dlock.internal.store.StoreContext;
+import dev.dlock.internal.store.StoreFactory;
+import dev.dlock.internal.store.WakeUpSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,8 +27,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What every lock of one client shares, and the one place that wires it: the store (one Redis or
- * a Redlock quorum), the pub/sub wake-ups, the watchdog, the registry of holds (so {@code close()}
+ * What every lock of one client shares, and the one place that wires it: the store (whichever the
+ * builder chose), the wake-ups, the watchdog, the registry of holds (so {@code close()}
  * can release them), the local handoff, the loss reports and the client's identity. It starts
  * acquisitions, registers and releases holds; each of those pieces depends only on the ones it
  * uses, never back on the engine. Not part of the API.
@@ -34,7 +42,7 @@ public final class LockEngine implements AutoCloseable {
     private final LockStore store;
     private final String keyPrefix;
     private final long watchdogLeaseMs;
-    private final long commandTimeoutMs;
+    private final long closeBoundMs;
     private final Ticker ticker;
     private final ClientIdentity identity;
     private final ClientRecord clientRecord;
@@ -55,34 +63,34 @@ public final class LockEngine implements AutoCloseable {
     private final Set<Acquisition> waiting = ConcurrentHashMap.newKeySet();
 
     /**
-     * The engine of a client: a Redlock quorum over the nodes when the settings say so, else the
-     * one node's store. Takes over the nodes: {@link #close()} closes them.
+     * The engine of a client on the store the factory opens (which the builder chose). Closing
+     * the engine closes the store.
+     *
+     * @throws dev.dlock.LockBackendException the store cannot be reached
      */
-    public static LockEngine start(Settings settings, List<RedisNode> nodes, List<LockListener> listeners,
+    public static LockEngine start(Settings settings, StoreFactory stores, List<LockListener> listeners,
                                    List<LockObserver> observers) {
-        return new LockEngine(settings, nodes, listeners, observers, Ticker.system());
+        return new LockEngine(settings, stores, listeners, observers, Ticker.system());
     }
 
     /** @param ticker the clock and timer of every deadline, validity and renewal */
-    LockEngine(Settings settings, List<RedisNode> nodes, List<LockListener> listeners, Ticker ticker) {
-        this(settings, nodes, listeners, List.of(), ticker);
+    LockEngine(Settings settings, StoreFactory stores, List<LockListener> listeners, Ticker ticker) {
+        this(settings, stores, listeners, List.of(), ticker);
     }
 
-    private LockEngine(Settings settings, List<RedisNode> rawNodes, List<LockListener> listeners,
+    private LockEngine(Settings settings, StoreFactory stores, List<LockListener> listeners,
                        List<LockObserver> observers, Ticker ticker) {
         this.ticker = ticker;
         this.events = new LockEvents(observers, settings.slowLocks(), ticker);
-        List<RedisNode> nodes = events.observe(rawNodes);
-        this.store = settings.redlock() ? new QuorumStore(nodes, settings, ticker)
-                : new SingleNodeStore(nodes.get(0), settings, ticker, settings.cluster());
+        this.store = stores.open(new StoreContext(settings, ticker, events.observer()));
         this.keyPrefix = settings.keyPrefix();
         this.watchdogLeaseMs = settings.defaultLease().toMillis();
-        this.commandTimeoutMs = settings.commandTimeout().toMillis();
+        this.closeBoundMs = settings.closeBoundMs();
         this.identity = new ClientIdentity(settings.clientName());
         this.losses = new HoldLosses(listeners, events);
-        this.wakeUps = new WakeUps(store.nodes(), commandTimeoutMs);
+        this.wakeUps = new WakeUps(store.wakeUps());
         this.handoff = new LocalHandoff(store, wakeUps, holds, losses);
-        this.clientRecord = new ClientRecord(store, identity, ticker, keyPrefix, holds);
+        this.clientRecord = new ClientRecord(store, identity, ticker, holds);
         this.watchdog = new Watchdog(store, ticker, losses, events, clientRecord, watchdogLeaseMs,
                 settings.renewBatch());
         this.handoverRenewal = new HandoverRenewal(store, ticker, losses, holds);
@@ -102,7 +110,7 @@ public final class LockEngine implements AutoCloseable {
      * other client wakes: the message goes on to the waiters of that lock's channel.
      */
     private void listenForForcedReleases() {
-        String channel = keyPrefix + "client:{" + identity.clientId() + "}";
+        String channel = WakeUpSource.clientChannel(keyPrefix, identity.clientId());
         wakeUps.listen(channel, this::onClientMessage).whenComplete((ok, error) -> {
             if (error != null) {
                 LOG.debug("not subscribed to {}: forced releases are noticed at the next renewal", channel, error);
@@ -130,7 +138,7 @@ public final class LockEngine implements AutoCloseable {
         String owner = message.substring(tab + 1);
         for (Hold hold : holds.snapshot()) {
             if (hold.owner.equals(owner) && hold.target.key().equals(key)) {
-                losses.lost(hold, LossCause.FORCE_RELEASED, "it was force-released (forceUnlock or 'dlock release --force'); Redis told "
+                losses.lost(hold, LossCause.FORCE_RELEASED, "it was force-released (forceUnlock or 'dlock release --force'); the store told "
                         + "its client at once");
             }
         }
@@ -141,8 +149,9 @@ public final class LockEngine implements AutoCloseable {
         return store.describe();
     }
 
-    long commandTimeoutMs() {
-        return commandTimeoutMs;
+    /** See {@link Settings#closeBoundMs()}. */
+    long closeBoundMs() {
+        return closeBoundMs;
     }
 
     long watchdogLeaseMs() {
@@ -230,7 +239,6 @@ public final class LockEngine implements AutoCloseable {
         return hold;
     }
 
-
     /**
      * An explicit lease is never renewed: when it runs out on this client's clock the hold is
      * lost (listeners, whenLost), without waiting for Redis, which frees it at about that time.
@@ -312,6 +320,43 @@ public final class LockEngine implements AutoCloseable {
         });
     }
 
+    /**
+     * Gives back one hold, but keeps the lock held until {@code minimumHoldNanos} have passed since
+     * the hold began: when the last hold is given back earlier, its lease is set to what is left of
+     * the minimum (renewals stop) and Redis frees the lock when that ends; otherwise, and for a
+     * hold that is not the caller's last, a plain {@link #release(Hold, boolean)}. The hold began
+     * when its grant came back, after Redis started the lease, so the lock is held at least the
+     * minimum. Fails as {@code release} does, and with {@link LockBackendException} when the lease
+     * could not be set (over Redlock: on no quorum): the lock then stays until its lease ends.
+     */
+    CompletableFuture<Void> release(Hold hold, boolean last, long minimumHoldNanos) {
+        long keepNanos = hold.heldSinceNanos + minimumHoldNanos - ticker.nanoTime();
+        if (!last || minimumHoldNanos <= 0 || keepNanos <= 0) {
+            return release(hold, last);
+        }
+        forget(hold);
+        LockLostException loss = hold.lossOrNull();
+        if (loss != null) {
+            return CompletableFuture.failedFuture(loss);
+        }
+        long keepMs = TimeUnit.NANOSECONDS.toMillis(keepNanos) + 1;
+        return store.renew(List.of(hold.snapshot()), keepMs).handle((renewals, error) -> {
+            Renewal outcome = error == null ? renewals[0] : Renewal.UNKNOWN;
+            if (outcome == Renewal.GONE) {
+                losses.lost(hold, LossCause.GONE, HoldLosses.NOT_OWNER_AT_RELEASE);
+                throw hold.lossOrNull();
+            }
+            events.holdEnded(hold, HoldEnding.RELEASED);
+            if (outcome == Renewal.UNKNOWN) {
+                String what = hold.kind.label() + " '" + hold.name + "': its lease could not be set to the " + keepMs
+                        + " ms left of its minimum hold; it stays held until its lease (" + hold.leaseMs + " ms) ends";
+                throw error != null ? Failures.extend((LockBackendException) Failures.unwrap(error), "; " + what)
+                        : new LockBackendException(what + " (no quorum answered)", null, hold.name, List.of());
+            }
+            return null;
+        });
+    }
+
     /** Best effort: drops every hold of the owner (an acquisition's grant that raced its cancel). */
     CompletableFuture<Void> abandon(LockTarget target, LockKind kind, String owner) {
         return store.abandon(target, kind, owner);
@@ -358,9 +403,9 @@ public final class LockEngine implements AutoCloseable {
         }
         try {
             CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new))
-                    .get(commandTimeoutMs + 1000, TimeUnit.MILLISECONDS);
+                    .get(closeBoundMs, TimeUnit.MILLISECONDS);
             // after the releases on each connection: the record names no holder any more
-            clientRecord.forget().get(commandTimeoutMs + 1000, TimeUnit.MILLISECONDS);
+            clientRecord.forget().get(closeBoundMs, TimeUnit.MILLISECONDS);
         } catch (Exception e) {
             LOG.warn("not every lock could be released on close; their leases free them", e);
         } finally {

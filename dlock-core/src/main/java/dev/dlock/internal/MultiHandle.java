@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 /** The handle of a multi-lock: one handle per name, released together. */
 final class MultiHandle extends ReleaseOnceHandle {
@@ -52,8 +53,8 @@ final class MultiHandle extends ReleaseOnceHandle {
 
     /** Releases every name, also when some fail; fails with the first failure, the others suppressed. */
     @Override
-    CompletableFuture<Void> releaseOnce() {
-        return releaseAll(handles);
+    CompletableFuture<Void> releaseOnce(long minimumHoldNanos) {
+        return releaseAll(handles, handle -> handle.releaseHoldingAtLeastAsync(Duration.ofNanos(minimumHoldNanos)));
     }
 
     @Override
@@ -63,11 +64,17 @@ final class MultiHandle extends ReleaseOnceHandle {
 
     /** Releases the handles (last acquired first), each whatever became of the others. */
     static CompletableFuture<Void> releaseAll(List<LockHandle> handles) {
+        return releaseAll(handles, LockHandle::releaseAsync);
+    }
+
+    /** Releases the handles (last acquired first) each with {@code release}, whatever became of the others. */
+    private static CompletableFuture<Void> releaseAll(List<LockHandle> handles,
+                                                      Function<LockHandle, CompletableFuture<Void>> releaseOne) {
         List<CompletableFuture<Throwable>> outcomes = new ArrayList<>();
         for (int i = handles.size() - 1; i >= 0; i--) {
             CompletableFuture<Void> release;
             try {
-                release = handles.get(i).releaseAsync();
+                release = releaseOne.apply(handles.get(i));
             } catch (RuntimeException e) {
                 release = CompletableFuture.failedFuture(e);
             }

@@ -74,6 +74,19 @@ final class PermitHandle implements LockHandle {
     }
 
     @Override
+    public void releaseHoldingAtLeast(Duration holdAtLeast) {
+        Blocking.awaitUninterruptibly(releaseHoldingAtLeastAsync(holdAtLeast));
+    }
+
+    /** The permit stays taken in Redis until the minimum ends; the gate lets the client's next caller ask. */
+    @Override
+    public CompletableFuture<Void> releaseHoldingAtLeastAsync(Duration holdAtLeast) {
+        CompletableFuture<Void> released = handle.releaseHoldingAtLeastAsync(holdAtLeast);
+        leaveGate();
+        return released;
+    }
+
+    @Override
     public void close() {
         if (!handle.isReleased()) {
             release();

@@ -5,6 +5,9 @@ import dev.dlock.LockHandle;
 import dev.dlock.LockInfo;
 import dev.dlock.LockLostException;
 import dev.dlock.LockObserver.LossCause;
+import dev.dlock.internal.store.AcquireReply;
+import dev.dlock.internal.store.LockKind;
+import dev.dlock.internal.store.LockTarget;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -140,7 +143,7 @@ public final class RedisLock implements DistributedLock {
             throw Failures.forCaller(e);
         } catch (InterruptedException interrupt) {
             acquisition.cancel();
-            long boundMs = engine.commandTimeoutMs() + 1000;
+            long boundMs = engine.closeBoundMs();
             try {
                 AcquireReply.Granted raced = acquisition.result().get(boundMs, TimeUnit.MILLISECONDS);
                 if (raced != null) {
@@ -155,6 +158,15 @@ public final class RedisLock implements DistributedLock {
 
     @Override
     public void unlock() {
+        unlock(0);
+    }
+
+    @Override
+    public void unlockHoldingAtLeast(Duration holdAtLeast) {
+        unlock(Validation.minimumHoldNanos(holdAtLeast));
+    }
+
+    private void unlock(long minimumHoldNanos) {
         Hold held = threadHold(kind);
         if (held == null) {
             throw new IllegalMonitorStateException(kind.label() + " '" + name() + "' is not held by the current thread '"
@@ -170,7 +182,7 @@ public final class RedisLock implements DistributedLock {
         if (last) {
             engine.holds().unbindFromCurrentThread(held);
         }
-        Blocking.awaitUninterruptibly(engine.release(held, last));
+        Blocking.awaitUninterruptibly(engine.release(held, last, minimumHoldNanos));
     }
 
     @Override

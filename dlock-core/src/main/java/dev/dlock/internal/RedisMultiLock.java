@@ -4,6 +4,8 @@ import dev.dlock.DistributedLock;
 import dev.dlock.LockHandle;
 import dev.dlock.LockHold;
 import dev.dlock.LockInfo;
+import dev.dlock.internal.store.LockKind;
+import dev.dlock.internal.store.LockTarget;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -13,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -174,11 +177,22 @@ public final class RedisMultiLock implements DistributedLock {
      */
     @Override
     public void unlock() {
+        unlockEach(DistributedLock::unlock);
+    }
+
+    /** Each name's last hold stays until it has been held {@code holdAtLeast}; see {@link #unlock()}. */
+    @Override
+    public void unlockHoldingAtLeast(Duration holdAtLeast) {
+        Validation.minimumHoldNanos(holdAtLeast);
+        unlockEach(lock -> lock.unlockHoldingAtLeast(holdAtLeast));
+    }
+
+    private void unlockEach(Consumer<DistributedLock> unlockOne) {
         List<RuntimeException> failures = new ArrayList<>();
         int notHeld = 0;
         for (int i = locks.size() - 1; i >= 0; i--) {
             try {
-                locks.get(i).unlock();
+                unlockOne.accept(locks.get(i));
             } catch (IllegalMonitorStateException e) {
                 notHeld++;
                 failures.add(e);

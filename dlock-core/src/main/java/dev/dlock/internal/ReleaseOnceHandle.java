@@ -1,6 +1,7 @@
 package dev.dlock.internal;
 
 import dev.dlock.LockHandle;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -17,8 +18,11 @@ abstract class ReleaseOnceHandle implements LockHandle {
         return released.get();
     }
 
-    /** Releases what the handle holds; called by the first release only. */
-    abstract CompletableFuture<Void> releaseOnce();
+    /**
+     * Releases what the handle holds, keeping it held until it has been held {@code minimumHoldNanos}
+     * (0: released at once); called by the first release only.
+     */
+    abstract CompletableFuture<Void> releaseOnce(long minimumHoldNanos);
 
     /** What the handle is on, as a second release's failure names it: "lock 'orders'". */
     abstract String heldThing();
@@ -30,11 +34,25 @@ abstract class ReleaseOnceHandle implements LockHandle {
 
     @Override
     public final CompletableFuture<Void> releaseAsync() {
+        return releaseOnceHoldingAtLeast(0);
+    }
+
+    @Override
+    public final void releaseHoldingAtLeast(Duration holdAtLeast) {
+        Blocking.awaitUninterruptibly(releaseHoldingAtLeastAsync(holdAtLeast));
+    }
+
+    @Override
+    public final CompletableFuture<Void> releaseHoldingAtLeastAsync(Duration holdAtLeast) {
+        return releaseOnceHoldingAtLeast(Validation.minimumHoldNanos(holdAtLeast));
+    }
+
+    private CompletableFuture<Void> releaseOnceHoldingAtLeast(long minimumHoldNanos) {
         if (!released.compareAndSet(false, true)) {
             return CompletableFuture.failedFuture(
                     new IllegalStateException("the handle on " + heldThing() + " was released already"));
         }
-        return releaseOnce();
+        return releaseOnce(minimumHoldNanos);
     }
 
     @Override

@@ -51,6 +51,21 @@ public final class Validation {
         return wait.toNanos();
     }
 
+    /** A minimum hold ("hold at least"): zero or more, at most {@link #MAX_DURATION}. */
+    public static long minimumHoldNanos(Duration minimumHold) {
+        if (minimumHold == null) {
+            throw new IllegalArgumentException("minimum hold must not be null");
+        }
+        if (minimumHold.isNegative()) {
+            throw new IllegalArgumentException("minimum hold must not be negative, got " + minimumHold);
+        }
+        if (minimumHold.compareTo(MAX_DURATION) > 0) {
+            throw new IllegalArgumentException("minimum hold must be at most " + MAX_DURATION.toDays() + " days, got "
+                    + minimumHold);
+        }
+        return minimumHold.toNanos();
+    }
+
     /** The {@code Lock.tryLock(time, unit)} form: amounts too large for a Duration are rejected too. */
     public static long waitNanos(long time, TimeUnit unit) {
         if (unit.toDays(time) > MAX_DURATION.toDays()) {

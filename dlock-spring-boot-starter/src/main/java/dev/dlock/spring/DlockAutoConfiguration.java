@@ -28,7 +28,7 @@ import org.springframework.util.function.SingletonSupplier;
 
 /**
  * The {@link LockClient} bean from the {@code dlock.*} properties (else the application's
- * {@code spring.data.redis.*}), and the {@link DistributedLock @DistributedLock} advice.
+ * {@code spring.data.redis.*}), and the {@link WithLock @WithLock} advice.
  *
  * <p>The client connects when the context starts: a Redis that does not answer within the
  * command timeout fails the startup with a message naming the address and where it came from.
@@ -108,7 +108,7 @@ public class DlockAutoConfiguration {
     }
 
     /**
-     * The advisor of {@link DistributedLock}, ordered by {@code dlock.advice-order}.
+     * The advisor of {@link WithLock}, ordered by {@code dlock.advice-order}.
      *
      * @param client      looked up at the first annotated call
      * @param methods     the parse cache
@@ -117,11 +117,11 @@ public class DlockAutoConfiguration {
      */
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    static DistributedLockAdvisor distributedLockAdvisor(ObjectProvider<LockClient> client,
+    static WithLockAdvisor withLockAdvisor(ObjectProvider<LockClient> client,
                                                          LockedMethods methods, Environment environment) {
         int order = Binder.get(environment).bind("dlock.advice-order", Integer.class)
-                .orElse(DistributedLockAdvisor.DEFAULT_ORDER);
-        return new DistributedLockAdvisor(new DistributedLockInterceptor(SingletonSupplier.of(client::getObject), methods), order);
+                .orElse(WithLockAdvisor.DEFAULT_ORDER);
+        return new WithLockAdvisor(new WithLockInterceptor(SingletonSupplier.of(client::getObject), methods), order);
     }
 
     /**
@@ -132,8 +132,8 @@ public class DlockAutoConfiguration {
      */
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    static DistributedLockMethodCheck distributedLockMethodCheck(LockedMethods methods) {
-        return new DistributedLockMethodCheck(methods);
+    static WithLockMethodCheck withLockMethodCheck(LockedMethods methods) {
+        return new WithLockMethodCheck(methods);
     }
 
     /** The application's Spring Data Redis connection details, when Spring Boot's Redis support is there. */

@@ -78,11 +78,11 @@ public class DlockProperties {
     private String clientName;
 
     /**
-     * Order of the @DistributedLock advice among the advisors of a bean: lower runs outside.
+     * Order of the @WithLock advice among the advisors of a bean: lower runs outside.
      * The default runs it outside @Transactional (whose default order is the lowest precedence),
      * so a lock is released only after the transaction committed or rolled back.
      */
-    private int adviceOrder = DistributedLockAdvisor.DEFAULT_ORDER;
+    private int adviceOrder = WithLockAdvisor.DEFAULT_ORDER;
 
     /**
      * Grants count only once this many replicas acknowledged them (WAIT); off by default.

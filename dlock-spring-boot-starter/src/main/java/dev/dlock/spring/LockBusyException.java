@@ -1,14 +1,18 @@
 package dev.dlock.spring;
 
+import dev.dlock.LockException;
 import java.time.Duration;
 
 /**
- * A method annotated with {@link DistributedLock @DistributedLock} (with
+ * A method annotated with {@link WithLock @WithLock} (with
  * {@code onBusy = THROW}, the default) was not called because its lock stayed held by someone
- * else for the whole {@link DistributedLock#waitTime() wait}, or the waiting thread was
+ * else for the whole {@link WithLock#waitTime() wait}, or the waiting thread was
  * interrupted. The method did not run.
+ *
+ * <p>It is a {@link LockException}, as {@link dev.dlock.LockBackendException} (Redis failing) is:
+ * {@code catch (LockException e)} handles both.
  */
-public class LockBusyException extends RuntimeException {
+public class LockBusyException extends LockException {
     private static final long serialVersionUID = 1L;
 
     /** The busy lock's name. */
@@ -22,7 +26,7 @@ public class LockBusyException extends RuntimeException {
      * @param message  the full message
      */
     public LockBusyException(String lockName, Duration waited, String message) {
-        super(message);
+        super(message, null);
         this.lockName = lockName;
         this.waited = waited;
     }

@@ -12,7 +12,7 @@ import org.springframework.expression.ExpressionParser;
 import org.springframework.expression.ParseException;
 
 /**
- * One method annotated with {@link DistributedLock}, its annotation checked and parsed once: the
+ * One method annotated with {@link WithLock}, its annotation checked and parsed once: the
  * key expression, the wait and lease, and what it returns when skipped.
  *
  * @param method       the annotated method (of the target class)
@@ -25,16 +25,16 @@ import org.springframework.expression.ParseException;
  * @param onBusy       what a busy lock does
  */
 record LockedMethod(Method method, Expression keyExpression, String source, String defaultName,
-                    Duration waitTime, Duration leaseTime, DistributedLock.Kind kind, DistributedLock.OnBusy onBusy) {
+                    Duration waitTime, Duration leaseTime, WithLock.Kind kind, WithLock.OnBusy onBusy) {
 
-    static LockedMethod parse(Method method, DistributedLock annotation, ExpressionParser parser, Environment environment) {
+    static LockedMethod parse(Method method, WithLock annotation, ExpressionParser parser, Environment environment) {
         String where = describe(method);
         Expression expression = null;
         if (!annotation.key().isBlank()) {
             try {
                 expression = parser.parseExpression(annotation.key());
             } catch (ParseException e) {
-                throw new IllegalStateException("@DistributedLock on " + where + ": key expression \"" + annotation.key()
+                throw new IllegalStateException("@WithLock on " + where + ": key expression \"" + annotation.key()
                         + "\" does not parse: " + e.getMessage(), e);
             }
         }
@@ -43,12 +43,12 @@ record LockedMethod(Method method, Expression keyExpression, String source, Stri
         Class<?> returned = method.getReturnType();
         if (CompletionStage.class.isAssignableFrom(returned) || Future.class.isAssignableFrom(returned)
                 || isPublisher(returned)) {
-            throw new IllegalStateException("@DistributedLock on " + where + ": it returns " + returned.getName()
+            throw new IllegalStateException("@WithLock on " + where + ": it returns " + returned.getName()
                     + ", whose work goes on after the method returned, when the lock would already be released;"
                     + " lock inside the asynchronous work instead");
         }
-        if (annotation.onBusy() == DistributedLock.OnBusy.SKIP && returned.isPrimitive() && returned != void.class) {
-            throw new IllegalStateException("@DistributedLock on " + where + ": onBusy = SKIP returns null when the"
+        if (annotation.onBusy() == WithLock.OnBusy.SKIP && returned.isPrimitive() && returned != void.class) {
+            throw new IllegalStateException("@WithLock on " + where + ": onBusy = SKIP returns null when the"
                     + " lock is busy, which a method returning " + returned.getName()
                     + " cannot; return void, an object or an Optional");
         }
@@ -80,11 +80,11 @@ record LockedMethod(Method method, Expression keyExpression, String source, Stri
             resolved = environment.resolveRequiredPlaceholders(text).trim();
             value = DurationStyle.detectAndParse(resolved);
         } catch (RuntimeException e) {
-            throw new IllegalStateException("@DistributedLock on " + where + ": " + attribute + " \"" + text
+            throw new IllegalStateException("@WithLock on " + where + ": " + attribute + " \"" + text
                     + "\" is not a duration such as \"5s\", \"500ms\" or \"PT1M\": " + e.getMessage(), e);
         }
         if (value.isNegative() || (!zeroAllowed && value.isZero())) {
-            throw new IllegalStateException("@DistributedLock on " + where + ": " + attribute + " \"" + text
+            throw new IllegalStateException("@WithLock on " + where + ": " + attribute + " \"" + text
                     + "\" must be " + (zeroAllowed ? "zero or more" : "more than zero"));
         }
         return value;

@@ -31,11 +31,11 @@ final class LockedMethods {
     }
 
     /** The annotation of the method as called on this target class, or null when it has none. */
-    static DistributedLock find(Method method, Class<?> targetClass) {
+    static WithLock find(Method method, Class<?> targetClass) {
         Method specific = BridgeMethodResolver.findBridgedMethod(AopUtils.getMostSpecificMethod(method, targetClass));
-        DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(specific, DistributedLock.class);
+        WithLock annotation = AnnotatedElementUtils.findMergedAnnotation(specific, WithLock.class);
         return annotation != null || specific.equals(method) ? annotation
-                : AnnotatedElementUtils.findMergedAnnotation(method, DistributedLock.class);
+                : AnnotatedElementUtils.findMergedAnnotation(method, WithLock.class);
     }
 
     /**
@@ -46,9 +46,9 @@ final class LockedMethods {
     LockedMethod get(Method method, Class<?> targetClass) {
         Method specific = BridgeMethodResolver.findBridgedMethod(AopUtils.getMostSpecificMethod(method, targetClass));
         return methods.computeIfAbsent(specific, m -> {
-            DistributedLock annotation = find(method, targetClass);
+            WithLock annotation = find(method, targetClass);
             if (annotation == null) {
-                throw new IllegalStateException("no @DistributedLock on " + LockedMethod.describe(m));
+                throw new IllegalStateException("no @WithLock on " + LockedMethod.describe(m));
             }
             return LockedMethod.parse(m, annotation, parser, environment);
         });
@@ -70,11 +70,11 @@ final class LockedMethods {
             context.setBeanResolver(new BeanFactoryResolver(beanFactory));
             value = locked.keyExpression().getValue(context);
         } catch (RuntimeException e) {
-            throw new IllegalArgumentException("@DistributedLock on " + LockedMethod.describe(locked.method())
+            throw new IllegalArgumentException("@WithLock on " + LockedMethod.describe(locked.method())
                     + ": key expression \"" + locked.source() + "\" failed: " + e.getMessage(), e);
         }
         if (value == null || value.toString().isBlank()) {
-            throw new IllegalArgumentException("@DistributedLock on " + LockedMethod.describe(locked.method())
+            throw new IllegalArgumentException("@WithLock on " + LockedMethod.describe(locked.method())
                     + ": key expression \"" + locked.source() + "\" gave " + (value == null ? "null" : "a blank name")
                     + ", not a lock name");
         }

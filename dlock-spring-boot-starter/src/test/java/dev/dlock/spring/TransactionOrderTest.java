@@ -125,7 +125,7 @@ class TransactionOrderTest {
         /** How long a commit of {@link #insert} waits for a second caller to get into the lock. */
         volatile long commitWaitSeconds = 1;
 
-        @DistributedLock(key = "'orders'", waitTime = "30s")
+        @WithLock(key = "'orders'", waitTime = "30s")
         @Transactional
         public void insert(String id, CountDownLatch inside, CountDownLatch secondCounted) {
             jdbc.update("insert into orders (id) values (?)", id);
@@ -147,7 +147,7 @@ class TransactionOrderTest {
             return heldAtLastCommit;
         }
 
-        @DistributedLock(key = "'orders'", waitTime = "30s")
+        @WithLock(key = "'orders'", waitTime = "30s")
         @Transactional(readOnly = true)
         public int countRows(CountDownLatch counted) {
             int rows = jdbc.queryForObject("select count(*) from orders", Integer.class);
@@ -155,7 +155,7 @@ class TransactionOrderTest {
             return rows;
         }
 
-        @DistributedLock(key = "'counter'", waitTime = "30s")
+        @WithLock(key = "'counter'", waitTime = "30s")
         @Transactional
         public void increment() {
             int n = jdbc.queryForObject("select n from counter where id = 1", Integer.class);

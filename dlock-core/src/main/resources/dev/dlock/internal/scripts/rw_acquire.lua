@@ -21,7 +21,9 @@
 -- wait leaves a mark (w) that refuses new readers until it gets the lock, gives up, or stops
 -- renewing the mark for the waiter timeout; so a stream of readers cannot starve it. Read
 -- re-entries and the writer's own reads (downgrade) are never refused by the mark. Every fresh
--- hold, read or write, gets a token above every token handed out before for this name.
+-- hold, read or write, gets a token above every token handed out before for this name. Every other
+-- kind of lock of the same name excludes both sides: a reentrant or fair lock counts as a writer,
+-- a semaphore's permits refuse readers and hold writers back as readers would.
 
 -- @include lib/tokens.lua
 -- @include lib/holds.lua
@@ -79,6 +81,10 @@ if reentry then
   redis.call('HSET', KEYS[1], field, count .. ':' .. fmt(math.max(tonumber(ends), lease_end)) .. ':' .. token .. ':' .. who)
   rw_settle(now)
   return {1, token, count}
+end
+if s.semaphore then
+  -- the permits of a semaphore of the same name: they exclude readers as a writer would
+  return {0, retry_until(s.first_reader_end, now)}
 end
 local downgrade = ARGV[9] ~= '' and s.writer == ARGV[9]
 if s.writer and not downgrade then

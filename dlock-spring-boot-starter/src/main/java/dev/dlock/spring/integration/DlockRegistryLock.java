@@ -68,6 +68,11 @@ public final class DlockRegistryLock implements DistributedLock,
     }
 
     @Override
+    public void unlockHoldingAtLeast(Duration holdAtLeast) {
+        lock.unlockHoldingAtLeast(holdAtLeast);
+    }
+
+    @Override
     public Condition newCondition() {
         return lock.newCondition();
     }

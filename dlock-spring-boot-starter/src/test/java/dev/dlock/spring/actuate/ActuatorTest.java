@@ -163,7 +163,7 @@ class ActuatorTest {
 
     /** A service with a locked method. */
     static class Orders {
-        @dev.dlock.spring.DistributedLock(key = "'order:' + #p0", waitTime = "10s")
+        @dev.dlock.spring.WithLock(key = "'order:' + #p0", waitTime = "10s")
         public void ship(long order) {
         }
     }

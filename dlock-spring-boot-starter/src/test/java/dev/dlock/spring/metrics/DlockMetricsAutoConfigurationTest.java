@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dlock.LockClient;
 import dev.dlock.micrometer.DlockMetrics;
-import dev.dlock.spring.DistributedLock;
+import dev.dlock.spring.WithLock;
 import dev.dlock.spring.DlockAutoConfiguration;
 import dev.dlock.testing.RedisServers;
 import io.micrometer.core.instrument.Meter;
@@ -167,7 +167,7 @@ class DlockMetricsAutoConfigurationTest {
     public static class Reports {
         private int runs;
 
-        @DistributedLock(key = "'report:nightly'")
+        @WithLock(key = "'report:nightly'")
         public void nightly() {
             runs++;
         }

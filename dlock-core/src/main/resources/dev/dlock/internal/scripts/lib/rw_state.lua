@@ -6,6 +6,8 @@
 --          r:<owner>   a reader: "count:leaseEnd:token:holder"
 --          w           a writer waiting: "deadline:waiterId"; new readers wait while it lasts
 --          m           the highest token handed out in this hash
+--          n           present: the r: fields are a semaphore's permits (lib/semaphore_state.lua), not
+--                      readers; a reader is refused while any permit is live, a writer waits for them
 -- Each hold has its own lease end (Redis 7.0 has no per-field TTL); the key expires with the
 -- latest lease end or waiting deadline in it, so it never outlives its last hold.
 -- A hash written by acquire.lua (a reentrant or fair lock of the same name) has o c t h and no e:
@@ -13,7 +15,8 @@
 
 -- Reads the hash, deletes the holds and the waiting mark that have expired, and returns what is
 -- live: writer, writer_end (nil: no TTL), foreign, readers (count), first_reader_end, waiting,
--- waiting_end, max_token, last_end (the latest end of anything this script family manages).
+-- waiting_end, max_token, last_end (the latest end of anything this script family manages),
+-- semaphore (true while the live r: fields are a semaphore's permits).
 local function rw_state(now)
   local s = {readers = 0, last_end = 0, foreign = false}
   local fields = redis.call('HGETALL', KEYS[1])
@@ -43,7 +46,14 @@ local function rw_state(now)
       end
     elseif field == 'm' then
       s.max_token = value
+    elseif field == 'n' then
+      s.semaphore = true
     end
+  end
+  if s.semaphore and s.readers == 0 then
+    -- a permit count outliving its permits: gone, so that a reader taken now is not seen as a permit
+    expired[#expired + 1] = 'n'
+    s.semaphore = nil
   end
   if s.writer and not s.writer_end then
     s.foreign = true

@@ -5,7 +5,7 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 
 /**
  * A shop selling a few phones to many buyers at once. {@code POST /phones/{sku}/purchase} is
- * guarded by {@code @DistributedLock} and sells exactly the stock; {@code POST
+ * guarded by {@code @WithLock} and sells exactly the stock; {@code POST
  * /unlocked/phones/{sku}/purchase} runs the same code without the lock and oversells.
  */
 @SpringBootApplication

@@ -1,6 +1,6 @@
 package dev.dlock.examples.flashsale;
 
-import dev.dlock.spring.DistributedLock;
+import dev.dlock.spring.WithLock;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -17,7 +17,7 @@ public class Shop {
      * Sells one phone if any is left. The lock (one per model) is taken before the transaction
      * begins and released after it committed, so the next buyer reads the stock this one wrote.
      */
-    @DistributedLock(key = "'phone:' + #sku", waitTime = "30s")
+    @WithLock(key = "'phone:' + #sku", waitTime = "30s")
     @Transactional
     public boolean buy(String sku, String buyer) {
         return stock.sellOne(sku, buyer);

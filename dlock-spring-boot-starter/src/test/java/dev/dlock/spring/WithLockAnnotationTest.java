@@ -1,8 +1,8 @@
 package dev.dlock.spring;
 
-import static dev.dlock.spring.DistributedLock.Kind.READ;
-import static dev.dlock.spring.DistributedLock.Kind.WRITE;
-import static dev.dlock.spring.DistributedLock.OnBusy.SKIP;
+import static dev.dlock.spring.WithLock.Kind.READ;
+import static dev.dlock.spring.WithLock.Kind.WRITE;
+import static dev.dlock.spring.WithLock.OnBusy.SKIP;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -26,7 +26,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /** The annotation between two applications (two contexts, two clients) on one Redis. */
-class DistributedLockAnnotationTest {
+class WithLockAnnotationTest {
     private static RedisServer redis;
     private static ConfigurableApplicationContext first;
     private static ConfigurableApplicationContext second;
@@ -162,7 +162,7 @@ class DistributedLockAnnotationTest {
             return calls.get();
         }
 
-        @DistributedLock(key = "'job:' + #id", waitTime = "0")
+        @WithLock(key = "'job:' + #id", waitTime = "0")
         public String hold(String id, CountDownLatch entered, CountDownLatch release) throws InterruptedException {
             inside.incrementAndGet();
             try {
@@ -174,86 +174,86 @@ class DistributedLockAnnotationTest {
             }
         }
 
-        @DistributedLock(key = "'job:' + #p0", waitTime = "0")
+        @WithLock(key = "'job:' + #p0", waitTime = "0")
         public String once(String id) {
             calls.incrementAndGet();
             return id;
         }
 
-        @DistributedLock(key = "'job:' + #a0", waitTime = "30s")
+        @WithLock(key = "'job:' + #a0", waitTime = "30s")
         public String onceWhenFree(String id) {
             return id;
         }
 
-        @DistributedLock(key = "'job:' + #id", waitTime = "0", onBusy = SKIP)
+        @WithLock(key = "'job:' + #id", waitTime = "0", onBusy = SKIP)
         public Optional<String> skipIfBusy(String id) {
             calls.incrementAndGet();
             return Optional.of(id);
         }
 
-        @DistributedLock(key = "'job:' + #id", waitTime = "30s", onBusy = SKIP)
+        @WithLock(key = "'job:' + #id", waitTime = "30s", onBusy = SKIP)
         public Optional<String> skipIfBusyWhenFree(String id) {
             return Optional.of(id);
         }
 
-        @DistributedLock(key = "'job:' + #id", waitTime = "0", onBusy = SKIP)
+        @WithLock(key = "'job:' + #id", waitTime = "0", onBusy = SKIP)
         public void skipVoid(String id) {
             calls.incrementAndGet();
         }
 
-        @DistributedLock(key = "'job:' + #id", waitTime = "0", onBusy = SKIP)
+        @WithLock(key = "'job:' + #id", waitTime = "0", onBusy = SKIP)
         public String skipObject(String id) {
             calls.incrementAndGet();
             return id;
         }
 
-        @DistributedLock(key = "'job:' + #id", waitTime = "${test.no-such-property:30s}")
+        @WithLock(key = "'job:' + #id", waitTime = "${test.no-such-property:30s}")
         public int insideWhenEntering(String id) {
             return inside.get();
         }
 
-        @DistributedLock(key = "'job:' + #id", waitTime = "300ms")
+        @WithLock(key = "'job:' + #id", waitTime = "300ms")
         public String waitBriefly(String id) {
             return id;
         }
 
-        @DistributedLock(key = "'lease:' + #id", leaseTime = "2s", waitTime = "0")
+        @WithLock(key = "'lease:' + #id", leaseTime = "2s", waitTime = "0")
         public Duration leaseInsideExplicit(String id) {
             return client.getLock("lease:" + id).remainingLease();
         }
 
-        @DistributedLock(key = "'lease:' + #id", waitTime = "0")
+        @WithLock(key = "'lease:' + #id", waitTime = "0")
         public Duration leaseInsideWatchdog(String id) {
             return client.getLock("lease:" + id).remainingLease();
         }
 
-        @DistributedLock(waitTime = "0")
+        @WithLock(waitTime = "0")
         public boolean defaultKey() {
             return client.getLock(Jobs.class.getName() + ".defaultKey").isHeldByCurrentThread();
         }
 
-        @DistributedLock(key = "'doc:' + #id", kind = READ, waitTime = "0")
+        @WithLock(key = "'doc:' + #id", kind = READ, waitTime = "0")
         public String read(String id, CountDownLatch entered, CountDownLatch release) throws InterruptedException {
             entered.countDown();
             release.await(60, TimeUnit.SECONDS);
             return id;
         }
 
-        @DistributedLock(key = "'doc:' + #id", kind = READ, waitTime = "0")
+        @WithLock(key = "'doc:' + #id", kind = READ, waitTime = "0")
         public String readOnce(String id) {
             return id;
         }
 
-        @DistributedLock(key = "'doc:' + #id", kind = WRITE, waitTime = "0")
+        @WithLock(key = "'doc:' + #id", kind = WRITE, waitTime = "0")
         public String write(String id) {
             return id;
         }
 
-        @DistributedLock(key = "#order.id")
+        @WithLock(key = "#order.id")
         public void ship(Order order) {
         }
 
-        @DistributedLock(key = "'job:' + #id")
+        @WithLock(key = "'job:' + #id")
         public void fail(String id) {
             throw new IllegalStateException("boom");
         }

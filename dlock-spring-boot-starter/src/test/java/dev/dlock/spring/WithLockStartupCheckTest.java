@@ -10,7 +10,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** A malformed annotation fails the startup, naming the method and the bad value. */
-class DistributedLockStartupCheckTest {
+class WithLockStartupCheckTest {
     @RegisterExtension
     static final RedisServers redis = RedisServers.standalone();
 
@@ -58,33 +58,33 @@ class DistributedLockStartupCheckTest {
     }
 
     static class BadKey {
-        @DistributedLock(key = "'order:' + #order.(")
+        @WithLock(key = "'order:' + #order.(")
         public void ship(Order order) {
         }
     }
 
     static class BadWait {
-        @DistributedLock(key = "'order:' + #order.id", waitTime = "5 parsecs")
+        @WithLock(key = "'order:' + #order.id", waitTime = "5 parsecs")
         public void ship(Order order) {
         }
     }
 
     static class SkipPrimitive {
-        @DistributedLock(onBusy = DistributedLock.OnBusy.SKIP)
+        @WithLock(onBusy = WithLock.OnBusy.SKIP)
         public int count() {
             return 1;
         }
     }
 
     static class Asynchronous {
-        @DistributedLock
+        @WithLock
         public CompletableFuture<String> later() {
             return CompletableFuture.completedFuture("x");
         }
     }
 
     static class WellFormed {
-        @DistributedLock(key = "'order:' + #order.id + ':' + #root.method.name", waitTime = "1s", leaseTime = "10s")
+        @WithLock(key = "'order:' + #order.id + ':' + #root.method.name", waitTime = "1s", leaseTime = "10s")
         public String ship(Order order) {
             return order.id();
         }

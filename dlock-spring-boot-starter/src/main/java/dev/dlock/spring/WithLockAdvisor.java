@@ -8,11 +8,11 @@ import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.core.Ordered;
 
 /**
- * Applies the {@link DistributedLock} advice to the methods that carry the annotation. Its order
+ * Applies the {@link WithLock} advice to the methods that carry the annotation. Its order
  * ({@code dlock.advice-order}, default {@link #DEFAULT_ORDER}) places the lock around the
  * advice of lower precedence on the same method, {@code @Transactional} included.
  */
-public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
+public final class WithLockAdvisor extends AbstractPointcutAdvisor {
     private static final long serialVersionUID = 1L;
 
     /**
@@ -31,7 +31,7 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
         }
     };
 
-    DistributedLockAdvisor(Advice advice, int order) {
+    WithLockAdvisor(Advice advice, int order) {
         this.advice = advice;
         setOrder(order);
     }

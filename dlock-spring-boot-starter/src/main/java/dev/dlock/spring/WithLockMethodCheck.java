@@ -11,26 +11,26 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 
 /**
- * Parses every {@link DistributedLock} of a bean when the bean is created, so that a malformed key
+ * Parses every {@link WithLock} of a bean when the bean is created, so that a malformed key
  * expression, duration or return type fails the startup, naming the bean, the method and the
  * value, instead of the first call.
  */
-final class DistributedLockMethodCheck implements BeanPostProcessor {
+final class WithLockMethodCheck implements BeanPostProcessor {
     private final LockedMethods methods;
 
-    DistributedLockMethodCheck(LockedMethods methods) {
+    WithLockMethodCheck(LockedMethods methods) {
         this.methods = methods;
     }
 
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
         Class<?> targetClass = AopUtils.getTargetClass(bean);
-        if (!AnnotationUtils.isCandidateClass(targetClass, DistributedLock.class)) {
+        if (!AnnotationUtils.isCandidateClass(targetClass, WithLock.class)) {
             return bean;
         }
-        Map<Method, DistributedLock> annotated = MethodIntrospector.selectMethods(targetClass,
-                (MethodIntrospector.MetadataLookup<DistributedLock>) method ->
-                        AnnotatedElementUtils.findMergedAnnotation(method, DistributedLock.class));
+        Map<Method, WithLock> annotated = MethodIntrospector.selectMethods(targetClass,
+                (MethodIntrospector.MetadataLookup<WithLock>) method ->
+                        AnnotatedElementUtils.findMergedAnnotation(method, WithLock.class));
         for (Method method : annotated.keySet()) {
             try {
                 methods.get(method, targetClass);

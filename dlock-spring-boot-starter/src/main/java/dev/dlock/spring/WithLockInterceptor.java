@@ -13,17 +13,17 @@ import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
 
 /**
- * The advice of {@link DistributedLock}: takes the lock, calls the method, releases the lock.
+ * The advice of {@link WithLock}: takes the lock, calls the method, releases the lock.
  * The {@link LockClient} is looked up at the first call, so the advice does not pull the client
  * (and its connection) into the creation of the proxies.
  */
-final class DistributedLockInterceptor implements MethodInterceptor {
-    private static final Logger log = LoggerFactory.getLogger(DistributedLockInterceptor.class);
+final class WithLockInterceptor implements MethodInterceptor {
+    private static final Logger log = LoggerFactory.getLogger(WithLockInterceptor.class);
 
     private final Supplier<LockClient> client;
     private final LockedMethods methods;
 
-    DistributedLockInterceptor(Supplier<LockClient> client, LockedMethods methods) {
+    WithLockInterceptor(Supplier<LockClient> client, LockedMethods methods) {
         this.client = client;
         this.methods = methods;
     }
@@ -49,7 +49,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
         return result;
     }
 
-    private dev.dlock.DistributedLock lockOf(DistributedLock.Kind kind, String name) {
+    private dev.dlock.DistributedLock lockOf(WithLock.Kind kind, String name) {
         LockClient locks = client.get();
         return switch (kind) {
             case PLAIN -> locks.getLock(name);
@@ -83,8 +83,8 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 
     private static boolean busy(LockedMethod locked, String name, String why) {
         String message = why + "; " + LockedMethod.describe(locked.method())
-                + (locked.onBusy() == DistributedLock.OnBusy.SKIP ? " skipped" : " not called");
-        if (locked.onBusy() == DistributedLock.OnBusy.SKIP) {
+                + (locked.onBusy() == WithLock.OnBusy.SKIP ? " skipped" : " not called");
+        if (locked.onBusy() == WithLock.OnBusy.SKIP) {
             log.debug(message);
             return false;
         }

@@ -10,14 +10,14 @@ import java.lang.annotation.Target;
  * Runs the method while holding a dlock lock, named by a SpEL expression over its arguments:
  *
  * <pre>{@code
- * @DistributedLock(key = "'order:' + #order.id", waitTime = "5s")
+ * @WithLock(key = "'order:' + #order.id", waitTime = "5s")
  * @Transactional
  * public void ship(Order order) { ... }
  * }</pre>
  *
  * <h2>Order with other advice</h2>
  * The lock advice runs outside {@code @Transactional} (and any advice ordered after
- * {@link DistributedLockAdvisor#DEFAULT_ORDER}): the lock is taken before the transaction begins
+ * {@link WithLockAdvisor#DEFAULT_ORDER}): the lock is taken before the transaction begins
  * and released after it committed or rolled back, so the next holder sees the committed data.
  * {@code dlock.advice-order} changes the order.
  *
@@ -42,7 +42,7 @@ import java.lang.annotation.Target;
 @Target({ElementType.METHOD, ElementType.ANNOTATION_TYPE})
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
-public @interface DistributedLock {
+public @interface WithLock {
 
     /**
      * SpEL expression giving the lock's name, evaluated against the method's arguments:
