@@ -65,8 +65,8 @@ class PostgresBouncerTest {
             DistributedReadWriteLock rw = a.getReadWriteLock("pooled-rw");
             rw.readLock().lock();
             assertThat(b.getReadWriteLock("pooled-rw").readLock().tryLock()).isTrue();
-            assertThat(b.getReadWriteLock("pooled-rw").writeLock().tryLock()).isFalse();
             b.getReadWriteLock("pooled-rw").readLock().unlock();
+            assertThat(b.getReadWriteLock("pooled-rw").writeLock().tryLock()).isFalse();
             rw.readLock().unlock();
             assertThat(b.getReadWriteLock("pooled-rw").writeLock().tryLock()).isTrue();
             b.getReadWriteLock("pooled-rw").writeLock().unlock();

@@ -101,7 +101,7 @@ class PostgresWaitersTest {
     @Test
     void holdersAreToldTheirHoldsAreLostWhenPostgresIsGonePastTheirLease() {
         LockClient client = LockClient.builder().postgres(postgres.server().jdbcUrl())
-                .defaultLease(Duration.ofSeconds(2)).build();
+                .defaultLease(Duration.ofSeconds(3)).commandTimeout(Duration.ofMillis(900)).build();
         clients.add(client);
         LockHandle handle = client.getLock("gone").acquireAsync().join();
         postgres.server().kill();
