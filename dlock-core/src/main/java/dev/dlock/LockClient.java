@@ -1,6 +1,5 @@
 package dev.dlock;
 
-import dev.dlock.internal.LettuceNodes;
 import dev.dlock.internal.LockEngine;
 import dev.dlock.internal.RedisLock;
 import dev.dlock.internal.RedisMultiLock;
@@ -68,11 +67,9 @@ public final class LockClient implements AutoCloseable {
     public static final Duration DEFAULT_OUTAGE_TOLERANCE = Settings.DEFAULT_OUTAGE_TOLERANCE;
 
     private final LockEngine engine;
-    private final LettuceNodes connections;
 
-    LockClient(LockEngine engine, LettuceNodes connections) {
+    LockClient(LockEngine engine) {
         this.engine = engine;
-        this.connections = connections;
     }
 
     /**
@@ -251,10 +248,6 @@ public final class LockClient implements AutoCloseable {
      */
     @Override
     public void close() {
-        try {
-            engine.close();
-        } finally {
-            connections.close();
-        }
+        engine.close();
     }
 }

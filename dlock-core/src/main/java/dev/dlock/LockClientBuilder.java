@@ -2,7 +2,10 @@ package dev.dlock;
 
 import dev.dlock.internal.LettuceNodes;
 import dev.dlock.internal.LockEngine;
+import dev.dlock.internal.RedisStores;
 import dev.dlock.internal.Settings;
+import dev.dlock.internal.memory.MemoryStores;
+import dev.dlock.internal.store.StoreFactory;
 import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,6 +19,8 @@ import java.util.List;
  */
 public final class LockClientBuilder {
     private final Settings.Builder settings = new Settings.Builder();
+    /** The backend: Redis unless another store is chosen. */
+    private StoreFactory stores;
     private ClientResources clientResources;
     private final List<LockListener> listeners = new ArrayList<>();
     private final List<LockObserver> observers = new ArrayList<>();
@@ -44,6 +49,23 @@ public final class LockClientBuilder {
     public LockClientBuilder redisUri(String uri) {
         LettuceNodes.checkReadable(uri);
         settings.redisUri(uri);
+        return this;
+    }
+
+    /**
+     * Keeps the locks in this JVM's memory instead of Redis: for unit tests and local development,
+     * never for locks between processes. Every in-memory client of the JVM with the same
+     * {@link #keyPrefix(String) key prefix} shares the locks, as clients of one Redis do; every lock
+     * kind, lease, watchdog renewal, fencing token, fair queue and loss notice works as on Redis.
+     * Nothing survives the JVM. Excludes {@link #redisUri(String)}, {@link #redlockNodes(String...)},
+     * {@link #clusterNodes(String...)} and {@link #replicaAcks(int, Duration)}.
+     *
+     * @return this builder
+     * @throws IllegalStateException set already
+     */
+    public LockClientBuilder inMemory() {
+        settings.store("inMemory");
+        stores = MemoryStores.inThisJvm();
         return this;
     }
 
@@ -407,13 +429,7 @@ public final class LockClientBuilder {
      */
     public LockClient build() {
         Settings built = settings.build();
-        LettuceNodes connections = LettuceNodes.connect(built, clientResources);
-        try {
-            return new LockClient(LockEngine.start(built, connections.nodes(), listeners, observers), connections);
-        } catch (RuntimeException e) {
-            connections.nodes().forEach(node -> node.close());
-            connections.close();
-            throw e;
-        }
+        StoreFactory chosen = stores != null ? stores : RedisStores.connecting(clientResources);
+        return new LockClient(LockEngine.start(built, chosen, listeners, observers));
     }
 }

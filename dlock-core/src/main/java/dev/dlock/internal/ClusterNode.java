@@ -95,7 +95,7 @@ public final class ClusterNode implements RedisNode {
                 : ScriptOutputType.MULTI;
         String sha1 = script.sha1(LuaScript.Variant.SHARDED);
         CompletableFuture<Object> bySha = commandOrder.send(() -> commands.<Object>evalsha(sha1, output, keys, args));
-        return failingAsNode(bySha.exceptionallyCompose(error -> {
+        return AclRefusals.named(failingAsNode(bySha.exceptionallyCompose(error -> {
             if (LettuceErrors.unwrap(error) instanceof RedisNoScriptException) {
                 // any master may lack the scripts: a promoted replica, a restarted or added node
                 loadAllScripts();
@@ -103,7 +103,7 @@ public final class ClusterNode implements RedisNode {
                         keys, args));
             }
             return CompletableFuture.failedFuture(LettuceErrors.unwrap(error));
-        }));
+        })), script.fileName(), script.body(LuaScript.Variant.SHARDED));
     }
 
     /** SCRIPT LOAD of every script on every node (Lettuce's cluster SCRIPT LOAD goes to all of them). */
@@ -111,6 +111,16 @@ public final class ClusterNode implements RedisNode {
         for (LuaScript script : LuaScript.values()) {
             commandOrder.send(() -> commands.scriptLoad(script.body(LuaScript.Variant.SHARDED)));
         }
+    }
+
+    /** The commands {@link CommandCheck} asks the cluster to run (on the node Lettuce picks), sent now. */
+    List<CommandCheck.Probe> commandProbes(boolean withWait) {
+        return CommandCheck.of(
+                failingAsNode(commandOrder.send(() -> commands.<Long>evalsha(CommandCheck.NO_SUCH_SCRIPT,
+                        ScriptOutputType.INTEGER, new String[0]))),
+                failingAsNode(commandOrder.send(() -> commands.<Long>eval(CommandCheck.RETURNS_ONLY,
+                        ScriptOutputType.INTEGER, new String[0]))),
+                withWait ? failingAsNode(commandOrder.send(() -> commands.waitForReplication(0, 1))) : null);
     }
 
     @Override

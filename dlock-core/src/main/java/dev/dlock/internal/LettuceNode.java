@@ -234,13 +234,13 @@ public final class LettuceNode implements RedisNode, DistinctServers.Member {
                 : ScriptOutputType.MULTI;
         CompletableFuture<Object> bySha = commandOrder.send(
                 () -> commands.<Object>evalsha(script.sha1(), output, keys, args));
-        return failingAsNode(bySha.exceptionallyCompose(error -> {
+        return AclRefusals.named(failingAsNode(bySha.exceptionallyCompose(error -> {
             if (LettuceErrors.unwrap(error) instanceof RedisNoScriptException) {
                 loadAllScripts(commands);
                 return commandOrder.send(() -> commands.<Object>eval(script.body(), output, keys, args));
             }
             return CompletableFuture.failedFuture(LettuceErrors.unwrap(error));
-        }));
+        })), script.fileName(), script.body());
     }
 
     @Override
@@ -260,6 +260,17 @@ public final class LettuceNode implements RedisNode, DistinctServers.Member {
         for (LuaScript script : LuaScript.values()) {
             commandOrder.send(() -> commands.scriptLoad(script.body()));
         }
+    }
+
+    /** The commands {@link CommandCheck} asks this server to run, sent now. */
+    List<CommandCheck.Probe> commandProbes(boolean withWait) {
+        RedisAsyncCommands<String, String> commands = this.commands;
+        return CommandCheck.of(
+                failingAsNode(commandOrder.send(() -> commands.<Long>evalsha(CommandCheck.NO_SUCH_SCRIPT,
+                        ScriptOutputType.INTEGER, new String[0]))),
+                failingAsNode(commandOrder.send(() -> commands.<Long>eval(CommandCheck.RETURNS_ONLY,
+                        ScriptOutputType.INTEGER, new String[0]))),
+                withWait ? failingAsNode(commandOrder.send(() -> commands.waitForReplication(0, 1))) : null);
     }
 
     /**

@@ -72,7 +72,14 @@ public final class LettuceNodes implements AutoCloseable {
                 requireQuorum(connected);
                 distinctServers.built();
             }
-            connected.stream().filter(LettuceNode::hasConnected).forEach(PersistenceCheck::warnIfNone);
+            boolean withWait = settings.replicaAcks().enabled();
+            for (LettuceNode node : connected) {
+                if (node.hasConnected()) {
+                    CommandCheck.requireAll(node.address(), node.commandProbes(withWait), settings.commandTimeout().toMillis());
+                    PersistenceCheck.warnIfNone(node);
+                    EvictionCheck.warnIfEvicting(node);
+                }
+            }
             return new LettuceNodes(List.copyOf(connected), shared != null ? null : resources);
         } catch (RuntimeException e) {
             connected.forEach(LettuceNode::close);
@@ -91,9 +98,16 @@ public final class LettuceNodes implements AutoCloseable {
             parsed.setClientName(settings.clientName());
             seeds.add(parsed);
         }
+        ClusterNode cluster = null;
         try {
-            return new LettuceNodes(List.of(new ClusterNode(resources, seeds, settings)), shared != null ? null : resources);
+            cluster = new ClusterNode(resources, seeds, settings);
+            CommandCheck.requireAll(cluster.address(), cluster.commandProbes(settings.replicaAcks().enabled()),
+                    settings.commandTimeout().toMillis());
+            return new LettuceNodes(List.of(cluster), shared != null ? null : resources);
         } catch (RuntimeException e) {
+            if (cluster != null) {
+                cluster.close();
+            }
             if (shared == null) {
                 resources.shutdown(0, 1, TimeUnit.SECONDS);
             }
@@ -112,7 +126,7 @@ public final class LettuceNodes implements AutoCloseable {
 
     private static void requireQuorum(List<LettuceNode> connected) {
         long reachable = connected.stream().filter(LettuceNode::hasConnected).count();
-        int quorum = connected.size() / 2 + 1;
+        int quorum = Settings.quorumOf(connected.size());
         if (reachable < quorum) {
             throw new LockBackendException("cannot build a Redlock client: only " + reachable + " of "
                     + connected.size() + " nodes reachable, " + quorum + " needed: "

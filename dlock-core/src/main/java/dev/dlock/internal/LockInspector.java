@@ -3,6 +3,11 @@ package dev.dlock.internal;
 import dev.dlock.LockHold;
 import dev.dlock.LockHolder;
 import dev.dlock.LockInfo;
+import dev.dlock.internal.store.LockHolds;
+import dev.dlock.internal.store.LockKind;
+import dev.dlock.internal.store.LockState;
+import dev.dlock.internal.store.LockStore;
+import dev.dlock.internal.store.LockTarget;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -25,7 +30,7 @@ final class LockInspector {
 
     /** The lock's state as the kind sees it, with every hold in that view. */
     CompletableFuture<LockInfo> inspect(LockTarget target, LockKind kind) {
-        CompletableFuture<Long> waiting = store.waitingClients(target).exceptionally(error -> 0L);
+        CompletableFuture<Long> waiting = store.waitingCount(target).exceptionally(error -> 0L);
         CompletableFuture<LockHolds> holds = store.holds(target);
         CompletableFuture<LockState> summary = store.inspect(target, kind);
         return CompletableFuture.allOf(summary, holds, waiting).thenCompose(done -> {
@@ -65,17 +70,15 @@ final class LockInspector {
             if (!recorded.isEmpty()) {
                 return CompletableFuture.completedFuture(ClientIdentity.parseHolder(recorded));
             }
-            return byOwner.computeIfAbsent(owner, id -> ClientRecord.holderOf(store, keyPrefix, id));
+            return byOwner.computeIfAbsent(owner, id -> ClientRecord.holderOf(store, id));
         }
     }
 
     /** Every held lock whose name matches the glob {@code namePattern}, whatever its kind, sorted by name. */
     CompletableFuture<List<LockInfo>> list(String namePattern) {
-        String keyPattern = escapeGlob(keyPrefix) + "{" + namePattern + "}";
-        return store.scan(keyPattern).thenCompose(keys -> {
+        return store.lockNames(namePattern).thenCompose(names -> {
             List<CompletableFuture<LockInfo>> infos = new ArrayList<>();
-            for (String key : keys) {
-                String name = key.substring(keyPrefix.length() + 1, key.length() - 1);
+            for (String name : names) {
                 infos.add(inspect(LockTarget.of(keyPrefix, name), LockKind.anyHolderView()));
             }
             return CompletableFuture.allOf(infos.toArray(CompletableFuture[]::new)).thenApply(done -> infos.stream()
@@ -84,9 +87,5 @@ final class LockInspector {
                     .sorted(Comparator.comparing(LockInfo::name))
                     .toList());
         });
-    }
-
-    private static String escapeGlob(String text) {
-        return text.replaceAll("([*?\\[\\]\\\\])", "\\\\$1");
     }
 }

@@ -1,7 +1,20 @@
 package dev.dlock.internal;
 
 import dev.dlock.LockBackendException;
+import dev.dlock.LockHolder;
 import dev.dlock.NodeError;
+import dev.dlock.internal.store.AcquireReply;
+import dev.dlock.internal.store.AcquireRequest;
+import dev.dlock.internal.store.ClientRecordEntry;
+import dev.dlock.internal.store.HeldLock;
+import dev.dlock.internal.store.LockHolds;
+import dev.dlock.internal.store.LockKind;
+import dev.dlock.internal.store.LockState;
+import dev.dlock.internal.store.LockStore;
+import dev.dlock.internal.store.LockTarget;
+import dev.dlock.internal.store.Renewal;
+import dev.dlock.internal.store.StoreHandoff;
+import dev.dlock.internal.store.WakeUpSource;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -18,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * acknowledgements ({@link ReplicaAcks}; see {@code LockClient.Builder.replicaAcks}). Every script
  * that grants a token raises the lock's token floor ({@link TokenFloors}) in the same call.
  */
-final class SingleNodeStore implements LockStore, HandoffScript {
+final class SingleNodeStore implements LockStore, StoreHandoff {
 
     private static final Logger LOG = LoggerFactory.getLogger(SingleNodeStore.class);
 
@@ -27,13 +40,24 @@ final class SingleNodeStore implements LockStore, HandoffScript {
     private final Ticker ticker;
     private final TokenFloors floors;
     private final ReplicaAcks replicaAcks;
+    private final RedisRecords records;
+    private final RedisWakeUps wakeUps;
+    private final Runnable afterClose;
 
     /**
      * @param ticker        the clock of grant validities
      * @param perSlotFloors Redis Cluster: one token floor per slot (see {@link TokenFloors})
      */
     SingleNodeStore(RedisNode node, Settings settings, Ticker ticker, boolean perSlotFloors) {
+        this(node, settings, ticker, perSlotFloors, () -> { });
+    }
+
+    /** @param afterClose run after the node is closed (the connections' resources go) */
+    SingleNodeStore(RedisNode node, Settings settings, Ticker ticker, boolean perSlotFloors, Runnable afterClose) {
         this.node = node;
+        this.afterClose = afterClose;
+        this.records = new RedisRecords(settings.keyPrefix());
+        this.wakeUps = new RedisWakeUps(List.of(node), settings.commandTimeout().toMillis());
         this.commandTimeoutMs = settings.commandTimeout().toMillis();
         this.ticker = ticker;
         this.floors = new TokenFloors(settings.keyPrefix(), settings.tokenFloorTtl(), perSlotFloors);
@@ -41,8 +65,8 @@ final class SingleNodeStore implements LockStore, HandoffScript {
     }
 
     @Override
-    public List<RedisNode> nodes() {
-        return List.of(node);
+    public WakeUpSource wakeUps() {
+        return wakeUps;
     }
 
     @Override
@@ -53,7 +77,7 @@ final class SingleNodeStore implements LockStore, HandoffScript {
     @Override
     public CompletableFuture<AcquireReply> acquire(LockTarget target, LockKind kind, AcquireRequest request) {
         long startNanos = ticker.nanoTime();
-        CompletableFuture<AcquireReply> reply = kind.acquire(target, request, floors.of(target)).on(node)
+        CompletableFuture<AcquireReply> reply = KindScripts.acquire(kind, target, request, floors.of(target)).on(node)
                 .handle((fields, error) -> {
                     if (error != null) {
                         throw failedAcquire(target, kind, request, error);
@@ -108,7 +132,7 @@ final class SingleNodeStore implements LockStore, HandoffScript {
 
     @Override
     public CompletableFuture<Long> release(LockTarget target, LockKind kind, String owner, long token) {
-        return kind.release(target, owner, token, floors.of(target), true).on(node).handle((reply, error) -> {
+        return KindScripts.release(kind, target, owner, token, floors.of(target), true).on(node).handle((reply, error) -> {
             if (error != null) {
                 throw Failures.commandFailed("release", target, node, commandTimeoutMs, error);
             }
@@ -117,14 +141,14 @@ final class SingleNodeStore implements LockStore, HandoffScript {
     }
 
     @Override
-    public Optional<HandoffScript> handoffScript() {
+    public Optional<StoreHandoff> handoff() {
         // a handoff grants inside a release; with replicas' acknowledgements asked for, every grant
         // goes through acquire() and its WAIT instead
         return replicaAcks.enabled() ? Optional.empty() : Optional.of(this);
     }
 
     @Override
-    public CompletableFuture<HandoffScript.Reply> handOff(LockTarget target, String fromOwner, int ownSubscriptions,
+    public CompletableFuture<StoreHandoff.Reply> handOff(LockTarget target, String fromOwner, int ownSubscriptions,
                                                          String toOwner, long leaseMs, String toWaiterId) {
         long startNanos = ticker.nanoTime();
         return Scripts.handoff(target, floors.of(target), fromOwner, ownSubscriptions, toOwner, leaseMs, toWaiterId)
@@ -138,25 +162,25 @@ final class SingleNodeStore implements LockStore, HandoffScript {
                     if (code == 1) {
                         AcquireReply.Granted grant = new AcquireReply.Granted(Long.parseLong(String.valueOf(fields.get(1))), 1,
                                 validUntilNanos(startNanos, leaseMs));
-                        return new HandoffScript.Reply(grant, HandoffScript.Outcome.HANDED_TO_OWN_WAITER, "");
+                        return new StoreHandoff.Reply(grant, StoreHandoff.Outcome.HANDED_TO_OWN_WAITER, "");
                     }
                     if (code == 2) {
-                        return new HandoffScript.Reply(null, HandoffScript.Outcome.HANDED_TO_QUEUED,
+                        return new StoreHandoff.Reply(null, StoreHandoff.Outcome.HANDED_TO_QUEUED,
                                 String.valueOf(fields.get(1)));
                     }
-                    return new HandoffScript.Reply(null, code == -1 ? HandoffScript.Outcome.NOT_OWNER
-                            : HandoffScript.Outcome.RELEASED, "");
+                    return new StoreHandoff.Reply(null, code == -1 ? StoreHandoff.Outcome.NOT_OWNER
+                            : StoreHandoff.Outcome.RELEASED, "");
                 });
     }
 
     @Override
     public CompletableFuture<Void> abandon(LockTarget target, LockKind kind, String owner) {
-        return bestEffort(kind.abandon(target, owner, floors.of(target), null), target, "release");
+        return bestEffort(KindScripts.abandon(kind, target, owner, floors.of(target), null), target, "release");
     }
 
     @Override
     public CompletableFuture<Void> leave(LockTarget target, LockKind kind, String waiterId) {
-        ScriptCall leave = kind.leave(target, waiterId, floors.of(target));
+        ScriptCall leave = KindScripts.leave(kind, target, waiterId, floors.of(target));
         return leave == null ? CompletableFuture.completedFuture(null) : bestEffort(leave, target, "leave the queue of");
     }
 
@@ -229,7 +253,7 @@ final class SingleNodeStore implements LockStore, HandoffScript {
 
     @Override
     public CompletableFuture<LockState> inspect(LockTarget target, LockKind kind) {
-        return kind.inspect(target).on(node).handle((reply, error) -> {
+        return KindScripts.inspect(kind, target).on(node).handle((reply, error) -> {
             if (error != null) {
                 throw Failures.commandFailed("inspect", target, node, commandTimeoutMs, error);
             }
@@ -243,24 +267,39 @@ final class SingleNodeStore implements LockStore, HandoffScript {
             if (error != null) {
                 throw Failures.commandFailed("inspect", target, node, commandTimeoutMs, error);
             }
-            return LockHolds.parse((List<?>) reply);
+            return Replies.holds((List<?>) reply);
         });
     }
 
     @Override
-    public CompletableFuture<Long> waitingClients(LockTarget target) {
+    public CompletableFuture<Long> waitingCount(LockTarget target) {
         return node.subscriberCount(target.channel());
     }
 
     @Override
-    public CompletableFuture<List<String>> scan(String keyPattern) {
-        return node.scan(keyPattern).handle((keys, error) -> {
+    public CompletableFuture<Void> writeClientRecord(ClientRecordEntry entry) {
+        return records.write(List.of(node), entry);
+    }
+
+    @Override
+    public CompletableFuture<Void> dropClientRecord(String clientId) {
+        return records.drop(List.of(node), clientId);
+    }
+
+    @Override
+    public CompletableFuture<Optional<LockHolder>> readClientRecord(String clientId, String threadId) {
+        return records.read(List.of(node), clientId, threadId);
+    }
+
+    @Override
+    public CompletableFuture<List<String>> lockNames(String namePattern) {
+        return node.scan(records.keyPattern(namePattern)).handle((keys, error) -> {
             if (error != null) {
                 NodeFailure failure = Failures.asNodeFailure(node, error, commandTimeoutMs);
                 NodeError described = failure.toNodeError();
                 throw new LockBackendException("list failed: " + described, failure, null, List.of(described));
             }
-            return keys;
+            return records.names(keys);
         });
     }
 
@@ -272,5 +311,6 @@ final class SingleNodeStore implements LockStore, HandoffScript {
     @Override
     public void close() {
         node.close();
+        afterClose.run();
     }
 }
