@@ -47,7 +47,7 @@ public final class Campaign {
     static final long LIVENESS_BOUND_MS = 20_000;
     static final long WAIT_SLACK_MS = 3000;
     private static final String FAST_CLOCK = "+1h x1.5";
-    private static final String SLOW_CLOCK = "-1h x0.7";
+    private static final String SLOW_CLOCK = "-1h x0.5";
 
     record Options(Duration duration, long seed, Set<String> faults, Path report) {
 
@@ -94,6 +94,7 @@ public final class Campaign {
     private final List<String> crashed = new ArrayList<>();
     private final Map<String, Integer> injected = new LinkedHashMap<>();
     private Optional<NetworkPartition> partition = Optional.empty();
+    private int stops;
 
     private Campaign(Options options) {
         this.options = options;
@@ -151,9 +152,10 @@ public final class Campaign {
             }
         }
         long total = options.duration().toMillis();
-        single(total / 2);
-        sentinel(total / 4);
-        cluster(total - total / 2 - total / 4);
+        // one Redis has seven fault kinds, Sentinel and Cluster three each
+        single(total * 3 / 5);
+        sentinel(total / 5);
+        cluster(total - total * 3 / 5 - total / 5);
         long endMs = resource.nowMs();
         Checker checker = new Checker(resource.history(), resource.counters(), leftovers, LIVENESS_BOUND_MS,
                 WAIT_SLACK_MS, LEASE_MS, endMs);
@@ -262,7 +264,7 @@ public final class Campaign {
         void inject(String kind) throws Exception;
     }
 
-    /** Faults drawn from the seed, one at a time, 2 to 5 s apart, until the phase's last 12 s (left for recovery). */
+    /** Faults drawn from the seed, one at a time, 1.5 to 3 s apart, until the phase's last 12 s (left for recovery). */
     private void schedule(long phaseMs, List<String> locks, List<String> kinds, Injector injector) throws Exception {
         long start = resource.nowMs();
         long end = start + phaseMs;
@@ -289,7 +291,7 @@ public final class Campaign {
                     : unused.remove(first && unused.get(0).endsWith("-failover") ? 0 : random.nextInt(unused.size()));
             first = false;
             injector.inject(kind);
-            Thread.sleep(2000 + random.nextInt(3000));
+            Thread.sleep(1500 + random.nextInt(1500));
         }
         long left = end - resource.nowMs();
         if (left > 0) {
@@ -321,7 +323,8 @@ public final class Campaign {
             }
             case "client-stop" -> {
                 List<Workers.Worker> api = workers.running().stream().filter(w -> w.kind().equals("api")).toList();
-                Workers.Worker victim = pick(api);
+                // in turn, so that every API client (the skewed clocks' too) is stopped in a long enough phase
+                Workers.Worker victim = api.get(stops++ % api.size());
                 long stopMs = LEASE_MS * 3 / 2 + random.nextInt((int) LEASE_MS);
                 fault(kind, victim.proc(), () -> {
                     Workers.signal(victim.process().pid(), "STOP");
