@@ -95,12 +95,17 @@ final class MemoryRules {
         }
         switch (kind) {
             case READ:
+                if (lock.permits > 0) {
+                    // a semaphore's permits hold the name
+                    return earliestEnd(lock, now);
+                }
                 if (!lock.writerMarks.isEmpty() && request.downgradeFrom().isEmpty()) {
                     return lock.writerMarks.values().stream().mapToLong(deadline -> deadline - now).max().orElse(1);
                 }
                 return 0;
             case PERMIT:
-                return lock.shared.size() >= request.permits() ? earliestEnd(lock, now) : 0;
+                boolean readers = lock.permits == 0 && !lock.shared.isEmpty();
+                return readers || lock.shared.size() >= request.permits() ? earliestEnd(lock, now) : 0;
             case FAIR:
                 if (!lock.shared.isEmpty()) {
                     return earliestEnd(lock, now);
