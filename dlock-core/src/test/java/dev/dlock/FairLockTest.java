@@ -54,7 +54,7 @@ class FairLockTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(Topology.class)
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK"})
     void twentyWaitersAcrossFourClientsGetTheLockInTheOrderTheyAsked(Topology topology) throws Exception {
         List<RedisServer> nodes = servers.servers(topology);
         DistributedLock holder = client(topology, LockClient.DEFAULT_WAITER_TIMEOUT).getFairLock("fifo");
@@ -107,7 +107,7 @@ class FairLockTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(Topology.class)
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK"})
     void waitersKilledWhileQueuedHoldUpTheNextLiveWaiterOnlyForTheWaiterTimeout(Topology topology) throws Exception {
         Duration waiterTimeout = Duration.ofSeconds(1);
         // the dead waiters asked for a 5-minute lease: the queue must not wait for that
@@ -154,7 +154,7 @@ class FairLockTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(Topology.class)
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK"})
     void waiterThatGivesUpHasLeftTheQueueWhenTheCallReturns(Topology topology) throws Exception {
         List<RedisServer> nodes = servers.servers(topology);
         DistributedLock holder = client(topology, LockClient.DEFAULT_WAITER_TIMEOUT).getFairLock("give-up");

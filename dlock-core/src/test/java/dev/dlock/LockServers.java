@@ -1,5 +1,9 @@
 package dev.dlock;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.dlock.internal.memory.MemoryStores;
 import dev.dlock.testing.RedisServer;
 import dev.dlock.testing.RedisServers;
 import io.lettuce.core.RedisClient;
@@ -17,8 +21,10 @@ import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * JUnit 5 extension giving a test class lock clients on one Redis, on Redlock masters, or on both
- * (for suites that check each property on either topology).
+ * JUnit 5 extension giving a test class lock clients on one Redis, on Redlock masters, on a Redis
+ * Cluster, in memory, or on several of them (for suites that check each property on every
+ * backend: {@link #everyBackend(int)}). A new backend joins the suites as one more
+ * {@link Topology} value, with how to build a client on it and how to see that nothing is left.
  *
  * <pre>{@code
  * @RegisterExtension
@@ -34,17 +40,58 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
 
     /** Where a client's locks live. */
     enum Topology {
-        ONE_REDIS, REDLOCK
+        ONE_REDIS, REDLOCK, CLUSTER, IN_MEMORY;
+
+        /** Whether clients of this topology share locks between processes (so workers in other JVMs can join). */
+        boolean acrossProcesses() {
+            return this != IN_MEMORY;
+        }
     }
 
     private final Map<Topology, RedisServers> topologies;
+    /** The Cluster, while the test class runs, when {@link Topology#CLUSTER} is one of the topologies. */
+    private final LockCluster cluster;
+    private final boolean inMemory;
     private final Duration redlockNodeTimeout;
     private final List<AutoCloseable> open = new ArrayList<>();
     private boolean inTest;
 
     private LockServers(Map<Topology, RedisServers> topologies, Duration redlockNodeTimeout) {
+        this(topologies, null, false, redlockNodeTimeout);
+    }
+
+    private LockServers(Map<Topology, RedisServers> topologies, LockCluster cluster, boolean inMemory,
+                        Duration redlockNodeTimeout) {
         this.topologies = topologies;
+        this.cluster = cluster;
+        this.inMemory = inMemory;
         this.redlockNodeTimeout = redlockNodeTimeout;
+    }
+
+    /** @return clients of every backend: one Redis, Redlock over {@code masters} others, a Cluster and memory */
+    static LockServers everyBackend(int masters) {
+        return new LockServers(new EnumMap<>(Map.of(
+                Topology.ONE_REDIS, RedisServers.standalone(),
+                Topology.REDLOCK, RedisServers.masters(masters))), new LockCluster(), true, null);
+    }
+
+    /** @return this extension, handing out in-memory clients too */
+    LockServers withInMemory() {
+        return new LockServers(topologies, cluster, true, redlockNodeTimeout);
+    }
+
+    /** @return the topologies this extension hands out clients of, in declaration order */
+    List<Topology> topologies() {
+        return java.util.Arrays.stream(Topology.values()).filter(this::has).toList();
+    }
+
+    /** @return whether this extension hands out clients of {@code topology} */
+    boolean has(Topology topology) {
+        return switch (topology) {
+            case CLUSTER -> cluster != null;
+            case IN_MEMORY -> inMemory;
+            default -> topologies.containsKey(topology);
+        };
     }
 
     /** @return clients on one Redis server */
@@ -69,7 +116,7 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
      *     the library's default (a tenth of the lease, too tight for a short test lease on a busy machine)
      */
     LockServers withRedlockNodeTimeout(Duration timeout) {
-        return new LockServers(topologies, timeout);
+        return new LockServers(topologies, cluster, inMemory, timeout);
     }
 
     /**
@@ -108,9 +155,17 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
     /** @return a client of {@code topology}: see {@link #newClient(UnaryOperator)} */
     LockClient newClient(Topology topology, UnaryOperator<LockClientBuilder> settings) {
         requireTest();
-        LockClientBuilder builder = topology == Topology.ONE_REDIS
-                ? LockClient.builder().redisUri(server().uri())
-                : LockClient.builder().redlockNodes(uris(Topology.REDLOCK).toArray(String[]::new));
+        LockClientBuilder builder = switch (topology) {
+            case ONE_REDIS -> LockClient.builder().redisUri(server().uri());
+            case REDLOCK -> LockClient.builder().redlockNodes(uris(Topology.REDLOCK).toArray(String[]::new));
+            case CLUSTER -> requireCluster().clientBuilder();
+            case IN_MEMORY -> {
+                if (!inMemory) {
+                    throw new IllegalStateException("this LockServers has no in-memory clients");
+                }
+                yield LockClient.builder().inMemory();
+            }
+        };
         if (topology == Topology.REDLOCK && redlockNodeTimeout != null) {
             builder.redlockNodeTimeout(redlockNodeTimeout);
         }
@@ -142,9 +197,36 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
         return of(Topology.REDLOCK).get(index);
     }
 
-    /** @return every server of {@code topology}, in index order */
+    /** @return every server of {@code topology}, in index order (a Cluster's masters; none in memory) */
     List<RedisServer> servers(Topology topology) {
-        return of(topology).all();
+        return switch (topology) {
+            case CLUSTER -> requireCluster().group().masters();
+            case IN_MEMORY -> List.of();
+            default -> of(topology).all();
+        };
+    }
+
+    /**
+     * Waits (up to 5 s) until nothing of any lock is left where {@code topology} keeps locks: no
+     * lock key, queue or waiting mark on any server (each is left with its token floor alone), or
+     * nothing in memory.
+     */
+    void assertNothingLeft(Topology topology) {
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            if (topology == Topology.IN_MEMORY) {
+                assertThat(MemoryStores.isEmpty(LockClient.DEFAULT_KEY_PREFIX)).as("nothing left in memory").isTrue();
+            }
+            for (RedisServer server : servers(topology)) {
+                assertThat(server.keys(LockClient.DEFAULT_KEY_PREFIX + "{*")).as(server.uri()).isEmpty();
+            }
+        });
+    }
+
+    private LockCluster requireCluster() {
+        if (cluster == null) {
+            throw new IllegalStateException("this LockServers has no Cluster");
+        }
+        return cluster;
     }
 
     /** @return the URI of every server of {@code topology}, in index order */
@@ -156,6 +238,9 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
     public void beforeAll(ExtensionContext context) {
         for (RedisServers servers : topologies.values()) {
             servers.beforeAll(context);
+        }
+        if (cluster != null) {
+            cluster.beforeAll(context);
         }
     }
 
@@ -186,6 +271,9 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
         for (RedisServers servers : topologies.values()) {
             servers.afterEach(context);
         }
+        if (cluster != null) {
+            cluster.group().masters().forEach(RedisServer::flushAll);
+        }
         if (failure != null) {
             throw failure;
         }
@@ -195,6 +283,9 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
     public void afterAll(ExtensionContext context) {
         for (RedisServers servers : topologies.values()) {
             servers.afterAll(context);
+        }
+        if (cluster != null) {
+            cluster.afterAll(context);
         }
     }
 
@@ -207,7 +298,7 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
     }
 
     private Topology onlyTopology() {
-        if (topologies.size() != 1) {
+        if (topologies.size() != 1 || cluster != null || inMemory) {
             throw new IllegalStateException("this LockServers has " + topologies.keySet() + ": name the topology");
         }
         return topologies.keySet().iterator().next();

@@ -53,7 +53,7 @@ class ReadWriteLockTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(Topology.class)
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK"})
     void readersOverlapAndAWriterIsAlwaysAloneAcrossProcesses(Topology topology) {
         // over Redlock the workers lock on all 5 masters and keep their counters on the first
         RedisServer counters = servers.servers(topology).get(0);
@@ -148,7 +148,7 @@ class ReadWriteLockTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(Topology.class)
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK"})
     void writerMayTakeTheReadLockAndKeepsReadingAfterUnlockingTheWrite(Topology topology) throws Exception {
         DistributedReadWriteLock mine = client(topology).getReadWriteLock("downgrade");
         DistributedReadWriteLock other = client(topology).getReadWriteLock("downgrade");
@@ -204,7 +204,7 @@ class ReadWriteLockTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(Topology.class)
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK"})
     void writerThatGivesUpLetsTheReadersItHeldBackInAtOnce(Topology topology) throws Exception {
         List<RedisServer> nodes = servers.servers(topology);
         DistributedLock reading = client(topology).getReadWriteLock("gave-up").readLock();

@@ -1,6 +1,8 @@
 package dev.dlock.internal;
 
 import dev.dlock.LockObserver.AcquireOutcome;
+import dev.dlock.internal.store.LockKind;
+import dev.dlock.internal.store.LockTarget;
 
 /**
  * What the client's {@link LockEvents} follow of one acquisition: when it started, whether it

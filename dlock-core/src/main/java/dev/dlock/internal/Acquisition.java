@@ -1,6 +1,11 @@
 package dev.dlock.internal;
 
 import dev.dlock.LockLostException;
+import dev.dlock.internal.store.AcquireReply;
+import dev.dlock.internal.store.AcquireRequest;
+import dev.dlock.internal.store.LockKind;
+import dev.dlock.internal.store.LockStore;
+import dev.dlock.internal.store.LockTarget;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 
@@ -374,7 +379,7 @@ final class Acquisition implements ParkedWaiters.Waiter {
         if (grant != null && result.complete(grant)) {
             // the caller first: the channel can be left once its thread is on its way
             leaveChannel();
-            if (context.store().nodes().size() > 1) {
+            if (context.store().isQuorum()) {
                 // Redlock: the nodes that did not grant may still have this waiter queued
                 queue.leave();
             }

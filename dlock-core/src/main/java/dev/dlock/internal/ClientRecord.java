@@ -1,6 +1,8 @@
 package dev.dlock.internal;
 
 import dev.dlock.LockHolder;
+import dev.dlock.internal.store.ClientRecordEntry;
+import dev.dlock.internal.store.LockStore;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -12,10 +14,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The client's record in Redis ({@code <prefix>client:<client id>}, record_holder.lua): its
- * name, host and pid, and the names of its threads that took locks. The reentrant lock's hash
- * keeps only the owner id, whose client and thread ids lead here, so a held lock costs Redis no
- * holder description of its own; {@link LockInspector} joins the two.
+ * The client's record in the store ({@link ClientRecordEntry}): its name, host and pid, and the
+ * names of its threads that took locks. The reentrant lock keeps only the owner id, whose client
+ * and thread ids lead here, so a held lock costs the store no holder description of its own;
+ * {@link LockInspector} joins the two.
  *
  * <p>The record must outlive every hold of the client: it is written before a thread's first
  * acquisition (and again when its name changed), lives at least {@link #MIN_TTL_MS} and longer
@@ -32,7 +34,6 @@ final class ClientRecord {
     private final LockStore store;
     private final ClientIdentity identity;
     private final Ticker ticker;
-    private final String key;
     private final HoldRegistry holds;
     /** Thread id (base 36) → the name written for it, and when. */
     private final Map<String, Recorded> recordedThreads = new ConcurrentHashMap<>();
@@ -43,18 +44,12 @@ final class ClientRecord {
     private record Recorded(String name, long atNanos) {
     }
 
-    ClientRecord(LockStore store, ClientIdentity identity, Ticker ticker, String keyPrefix, HoldRegistry holds) {
+    ClientRecord(LockStore store, ClientIdentity identity, Ticker ticker, HoldRegistry holds) {
         this.store = store;
         this.holds = holds;
         this.identity = identity;
         this.ticker = ticker;
-        this.key = key(keyPrefix, identity.clientId());
         this.liveUntilNanos = ticker.nanoTime();
-    }
-
-    static String key(String keyPrefix, String clientId) {
-        // a key of its own, in no lock's slot: no braces
-        return keyPrefix + "client:" + clientId;
     }
 
     /** Before the current thread acquires with this lease: writes what the record lacks, if anything. */
@@ -106,7 +101,7 @@ final class ClientRecord {
 
     /** The client closes, its holds released: its record goes (best effort), if it ever wrote one. */
     CompletableFuture<Void> forget() {
-        return written ? store.recordHolder(Scripts.forgetHolder(key)) : CompletableFuture.completedFuture(null);
+        return written ? store.dropClientRecord(identity.clientId()) : CompletableFuture.completedFuture(null);
     }
 
     private boolean covers(long nowNanos, long leaseMs) {
@@ -116,8 +111,8 @@ final class ClientRecord {
     private void write(long nowNanos, long leaseMs, boolean replace, List<String> threads) {
         long ttlMs = Math.max(MIN_TTL_MS, leaseMs + 2 * MARGIN_MS);
         written = true;
-        store.recordHolder(Scripts.recordHolder(key, identity.clientName(), ClientIdentity.host(), ClientIdentity.pid(),
-                ttlMs, replace, threads));
+        store.writeClientRecord(new ClientRecordEntry(identity.clientId(), identity.clientName(), ClientIdentity.host(),
+                ClientIdentity.pid(), ttlMs, replace, threads));
         liveUntilNanos = Math.max(liveUntilNanos, nowNanos + TimeUnit.MILLISECONDS.toNanos(ttlMs));
     }
 
@@ -126,24 +121,13 @@ final class ClientRecord {
      * when there is no record (its client gone longer than its leases), or the owner id alone for
      * an id of another form.
      */
-    static CompletableFuture<LockHolder> holderOf(LockStore store, String keyPrefix, String owner) {
+    static CompletableFuture<LockHolder> holderOf(LockStore store, String owner) {
         Optional<String[]> ids = ClientIdentity.clientAndThread(owner);
         if (ids.isEmpty()) {
             return CompletableFuture.completedFuture(new LockHolder(owner, "", -1, ""));
         }
         String clientId = ids.get()[0];
-        return store.readHolder(Scripts.readHolder(key(keyPrefix, clientId), ids.get()[1])).thenApply(record -> {
-            if (record.size() < 4) {
-                return new LockHolder("client " + clientId + " (no record)", "", -1, "");
-            }
-            long pid;
-            try {
-                pid = Long.parseLong(String.valueOf(record.get(2)));
-            } catch (NumberFormatException e) {
-                pid = -1;
-            }
-            return new LockHolder(String.valueOf(record.get(0)), String.valueOf(record.get(1)), pid,
-                    String.valueOf(record.get(3)));
-        });
+        return store.readClientRecord(clientId, ids.get()[1]).thenApply(record ->
+                record.orElseGet(() -> new LockHolder("client " + clientId + " (no record)", "", -1, "")));
     }
 }

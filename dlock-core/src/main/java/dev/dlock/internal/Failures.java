@@ -3,6 +3,7 @@ package dev.dlock.internal;
 import dev.dlock.LockBackendException;
 import dev.dlock.LockLostException;
 import dev.dlock.NodeError;
+import dev.dlock.internal.store.LockTarget;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;

@@ -1,6 +1,8 @@
 package dev.dlock.internal;
 
 import dev.dlock.LockLostException;
+import dev.dlock.internal.store.LockKind;
+import dev.dlock.internal.store.LockTarget;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 

@@ -1,6 +1,8 @@
 package dev.dlock.internal;
 
 import dev.dlock.LockHandle;
+import dev.dlock.internal.store.LockKind;
+import dev.dlock.internal.store.LockTarget;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 

@@ -1,6 +1,8 @@
 package dev.dlock.internal;
 
 import dev.dlock.LockObserver.LossCause;
+import dev.dlock.internal.store.LockStore;
+import dev.dlock.internal.store.Renewal;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 

@@ -1,6 +1,9 @@
 package dev.dlock.internal;
 
 import dev.dlock.LockLostException;
+import dev.dlock.internal.store.HeldLock;
+import dev.dlock.internal.store.LockKind;
+import dev.dlock.internal.store.LockTarget;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;

@@ -1,5 +1,6 @@
 package dev.dlock.internal;
 
+import dev.dlock.internal.store.LockKind;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;

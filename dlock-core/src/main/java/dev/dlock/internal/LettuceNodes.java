@@ -60,14 +60,17 @@ public final class LettuceNodes implements AutoCloseable {
             return connectCluster(settings, resources, shared);
         }
         List<LettuceNode> connected = new ArrayList<>();
+        DistinctServers distinctServers = settings.redlock() ? new DistinctServers() : null;
         try {
             for (String uri : settings.redisUris()) {
                 RedisURI parsed = parse(uri);
                 parsed.setClientName(settings.clientName());
-                connected.add(new LettuceNode(resources, parsed, settings, settings.redlock()));
+                connected.add(new LettuceNode(resources, parsed, settings, settings.redlock(), distinctServers));
             }
             if (settings.redlock()) {
+                requireDistinctServers(distinctServers);
                 requireQuorum(connected);
+                distinctServers.built();
             }
             boolean withWait = settings.replicaAcks().enabled();
             for (LettuceNode node : connected) {
@@ -112,9 +115,18 @@ public final class LettuceNodes implements AutoCloseable {
         }
     }
 
+    /** URLs that name one server twice are a configuration error, known before any lock is taken. */
+    private static void requireDistinctServers(DistinctServers servers) {
+        List<String> shared = servers.sharedServers();
+        if (!shared.isEmpty()) {
+            throw new IllegalArgumentException("redlockNodes must be distinct servers: " + String.join("; ", shared)
+                    + ". A Redlock's majority must be a majority of servers");
+        }
+    }
+
     private static void requireQuorum(List<LettuceNode> connected) {
         long reachable = connected.stream().filter(LettuceNode::hasConnected).count();
-        int quorum = connected.size() / 2 + 1;
+        int quorum = Settings.quorumOf(connected.size());
         if (reachable < quorum) {
             throw new LockBackendException("cannot build a Redlock client: only " + reachable + " of "
                     + connected.size() + " nodes reachable, " + quorum + " needed: "

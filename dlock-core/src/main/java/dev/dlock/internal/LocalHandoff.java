@@ -2,6 +2,10 @@ package dev.dlock.internal;
 
 import dev.dlock.LockBackendException;
 import dev.dlock.LockObserver.LossCause;
+import dev.dlock.internal.store.LockKind;
+import dev.dlock.internal.store.LockStore;
+import dev.dlock.internal.store.LockTarget;
+import dev.dlock.internal.store.StoreHandoff;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -35,7 +39,7 @@ final class LocalHandoff {
 
     /** Whether waiters of this kind park for a handoff: the kind hands off locally and the store can. */
     boolean parksFor(LockKind kind) {
-        return kind.handsOffLocally() && store.handoffScript().isPresent();
+        return kind.handsOffLocally() && store.handoff().isPresent();
     }
 
     /**
@@ -91,7 +95,7 @@ final class LocalHandoff {
         if (!hold.kind.handsOffLocally()) {
             return null;
         }
-        HandoffScript script = store.handoffScript().orElse(null);
+        StoreHandoff script = store.handoff().orElse(null);
         if (script == null) {
             return null;
         }
@@ -99,7 +103,7 @@ final class LocalHandoff {
         return next == null ? null : handOff(script, hold, next);
     }
 
-    private CompletableFuture<Void> handOff(HandoffScript script, Hold hold, ParkedWaiters.Waiter next) {
+    private CompletableFuture<Void> handOff(StoreHandoff script, Hold hold, ParkedWaiters.Waiter next) {
         LockTarget target = hold.target;
         String nextOwner = next.ownerForHandoff();
         int ownSubscriptions = wakeUps.isJoined(target.channel()) ? 1 : 0;
@@ -116,14 +120,14 @@ final class LocalHandoff {
                         throw Failures.extend((LockBackendException) Failures.unwrap(error),
                                 "; a best-effort release was sent");
                     }
-                    if (reply.outcome() == HandoffScript.Outcome.HANDED_TO_OWN_WAITER) {
+                    if (reply.outcome() == StoreHandoff.Outcome.HANDED_TO_OWN_WAITER) {
                         // the next holder registers its hold once its thread runs
                         handedOver.put(target.key(), reply.grant().validUntilNanos());
                         next.takeOver(reply.grant());
                         return null;
                     }
                     handedOver.remove(target.key());
-                    if (reply.outcome() == HandoffScript.Outcome.HANDED_TO_QUEUED) {
+                    if (reply.outcome() == StoreHandoff.Outcome.HANDED_TO_QUEUED) {
                         String client = hold.owner.substring(0, hold.owner.indexOf(':') + 1);
                         if (reply.queuedWaiter().startsWith(client)) {
                             // to a waiter of this client that was queued first: it stays here
@@ -140,7 +144,7 @@ final class LocalHandoff {
                         return null;
                     }
                     next.resume();
-                    if (reply.outcome() == HandoffScript.Outcome.NOT_OWNER) {
+                    if (reply.outcome() == StoreHandoff.Outcome.NOT_OWNER) {
                         losses.lost(hold, LossCause.GONE, HoldLosses.NOT_OWNER_AT_RELEASE);
                         throw hold.lossOrNull();
                     }

@@ -1,5 +1,7 @@
 package dev.dlock.internal;
 
+import dev.dlock.internal.store.LockKind;
+import dev.dlock.internal.store.LockTarget;
 import java.util.concurrent.TimeUnit;
 
 /**

@@ -4,9 +4,17 @@ import dev.dlock.LockBackendException;
 import dev.dlock.LockInfo;
 import dev.dlock.LockListener;
 import dev.dlock.LockLostException;
-import dev.dlock.LockObserver;
 import dev.dlock.LockObserver.HoldEnding;
 import dev.dlock.LockObserver.LossCause;
+import dev.dlock.LockObserver;
+import dev.dlock.internal.store.AcquireReply;
+import dev.dlock.internal.store.LockKind;
+import dev.dlock.internal.store.LockStore;
+import dev.dlock.internal.store.LockTarget;
+import dev.dlock.internal.store.Renewal;
+import dev.dlock.internal.store.StoreContext;
+import dev.dlock.internal.store.StoreFactory;
+import dev.dlock.internal.store.WakeUpSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,8 +27,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What every lock of one client shares, and the one place that wires it: the store (one Redis or
- * a Redlock quorum), the pub/sub wake-ups, the watchdog, the registry of holds (so {@code close()}
+ * What every lock of one client shares, and the one place that wires it: the store (whichever the
+ * builder chose), the wake-ups, the watchdog, the registry of holds (so {@code close()}
  * can release them), the local handoff, the loss reports and the client's identity. It starts
  * acquisitions, registers and releases holds; each of those pieces depends only on the ones it
  * uses, never back on the engine. Not part of the API.
@@ -34,7 +42,7 @@ public final class LockEngine implements AutoCloseable {
     private final LockStore store;
     private final String keyPrefix;
     private final long watchdogLeaseMs;
-    private final long commandTimeoutMs;
+    private final long closeBoundMs;
     private final Ticker ticker;
     private final ClientIdentity identity;
     private final ClientRecord clientRecord;
@@ -55,34 +63,34 @@ public final class LockEngine implements AutoCloseable {
     private final Set<Acquisition> waiting = ConcurrentHashMap.newKeySet();
 
     /**
-     * The engine of a client: a Redlock quorum over the nodes when the settings say so, else the
-     * one node's store. Takes over the nodes: {@link #close()} closes them.
+     * The engine of a client on the store the factory opens (which the builder chose). Closing
+     * the engine closes the store.
+     *
+     * @throws dev.dlock.LockBackendException the store cannot be reached
      */
-    public static LockEngine start(Settings settings, List<RedisNode> nodes, List<LockListener> listeners,
+    public static LockEngine start(Settings settings, StoreFactory stores, List<LockListener> listeners,
                                    List<LockObserver> observers) {
-        return new LockEngine(settings, nodes, listeners, observers, Ticker.system());
+        return new LockEngine(settings, stores, listeners, observers, Ticker.system());
     }
 
     /** @param ticker the clock and timer of every deadline, validity and renewal */
-    LockEngine(Settings settings, List<RedisNode> nodes, List<LockListener> listeners, Ticker ticker) {
-        this(settings, nodes, listeners, List.of(), ticker);
+    LockEngine(Settings settings, StoreFactory stores, List<LockListener> listeners, Ticker ticker) {
+        this(settings, stores, listeners, List.of(), ticker);
     }
 
-    private LockEngine(Settings settings, List<RedisNode> rawNodes, List<LockListener> listeners,
+    private LockEngine(Settings settings, StoreFactory stores, List<LockListener> listeners,
                        List<LockObserver> observers, Ticker ticker) {
         this.ticker = ticker;
         this.events = new LockEvents(observers, settings.slowLocks(), ticker);
-        List<RedisNode> nodes = events.observe(rawNodes);
-        this.store = settings.redlock() ? new QuorumStore(nodes, settings, ticker)
-                : new SingleNodeStore(nodes.get(0), settings, ticker, settings.cluster());
+        this.store = stores.open(new StoreContext(settings, ticker, events.observer()));
         this.keyPrefix = settings.keyPrefix();
         this.watchdogLeaseMs = settings.defaultLease().toMillis();
-        this.commandTimeoutMs = settings.commandTimeout().toMillis();
+        this.closeBoundMs = settings.closeBoundMs();
         this.identity = new ClientIdentity(settings.clientName());
         this.losses = new HoldLosses(listeners, events);
-        this.wakeUps = new WakeUps(store.nodes(), commandTimeoutMs);
+        this.wakeUps = new WakeUps(store.wakeUps());
         this.handoff = new LocalHandoff(store, wakeUps, holds, losses);
-        this.clientRecord = new ClientRecord(store, identity, ticker, keyPrefix, holds);
+        this.clientRecord = new ClientRecord(store, identity, ticker, holds);
         this.watchdog = new Watchdog(store, ticker, losses, events, clientRecord, watchdogLeaseMs,
                 settings.renewBatch());
         this.handoverRenewal = new HandoverRenewal(store, ticker, losses, holds);
@@ -102,7 +110,7 @@ public final class LockEngine implements AutoCloseable {
      * other client wakes: the message goes on to the waiters of that lock's channel.
      */
     private void listenForForcedReleases() {
-        String channel = keyPrefix + "client:{" + identity.clientId() + "}";
+        String channel = WakeUpSource.clientChannel(keyPrefix, identity.clientId());
         wakeUps.listen(channel, this::onClientMessage).whenComplete((ok, error) -> {
             if (error != null) {
                 LOG.debug("not subscribed to {}: forced releases are noticed at the next renewal", channel, error);
@@ -130,7 +138,7 @@ public final class LockEngine implements AutoCloseable {
         String owner = message.substring(tab + 1);
         for (Hold hold : holds.snapshot()) {
             if (hold.owner.equals(owner) && hold.target.key().equals(key)) {
-                losses.lost(hold, LossCause.FORCE_RELEASED, "it was force-released (forceUnlock or 'dlock release --force'); Redis told "
+                losses.lost(hold, LossCause.FORCE_RELEASED, "it was force-released (forceUnlock or 'dlock release --force'); the store told "
                         + "its client at once");
             }
         }
@@ -141,8 +149,9 @@ public final class LockEngine implements AutoCloseable {
         return store.describe();
     }
 
-    long commandTimeoutMs() {
-        return commandTimeoutMs;
+    /** See {@link Settings#closeBoundMs()}. */
+    long closeBoundMs() {
+        return closeBoundMs;
     }
 
     long watchdogLeaseMs() {
@@ -229,7 +238,6 @@ public final class LockEngine implements AutoCloseable {
         }
         return hold;
     }
-
 
     /**
      * An explicit lease is never renewed: when it runs out on this client's clock the hold is
@@ -395,9 +403,9 @@ public final class LockEngine implements AutoCloseable {
         }
         try {
             CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new))
-                    .get(commandTimeoutMs + 1000, TimeUnit.MILLISECONDS);
+                    .get(closeBoundMs, TimeUnit.MILLISECONDS);
             // after the releases on each connection: the record names no holder any more
-            clientRecord.forget().get(commandTimeoutMs + 1000, TimeUnit.MILLISECONDS);
+            clientRecord.forget().get(closeBoundMs, TimeUnit.MILLISECONDS);
         } catch (Exception e) {
             LOG.warn("not every lock could be released on close; their leases free them", e);
         } finally {

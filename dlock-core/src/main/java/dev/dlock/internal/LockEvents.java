@@ -1,12 +1,13 @@
 package dev.dlock.internal;
 
-import dev.dlock.LockObserver;
 import dev.dlock.LockObserver.AcquireOutcome;
 import dev.dlock.LockObserver.HoldEnding;
 import dev.dlock.LockObserver.Kind;
 import dev.dlock.LockObserver.LossCause;
+import dev.dlock.LockObserver;
+import dev.dlock.internal.store.LockKind;
+import dev.dlock.internal.store.LockTarget;
 import java.security.ProtectionDomain;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -53,16 +54,9 @@ final class LockEvents {
         }
     }
 
-    /** Every node, timed per script call when there is an observer. */
-    List<RedisNode> observe(List<RedisNode> nodes) {
-        if (observer == null) {
-            return nodes;
-        }
-        List<RedisNode> observed = new ArrayList<>(nodes.size());
-        for (RedisNode node : nodes) {
-            observed.add(new ObservedNode(node, observer));
-        }
-        return observed;
+    /** The client's observers, guarded (they never throw); null when there is none. */
+    LockObserver observer() {
+        return observer;
     }
 
     /** On the acquiring thread: starts following an acquisition, unless it is a re-entry or nothing listens. */

@@ -3,6 +3,13 @@ package dev.dlock.internal;
 import dev.dlock.LockHold;
 import dev.dlock.LockHolder;
 import dev.dlock.LockInfo;
+import dev.dlock.LockListIncompleteException;
+import dev.dlock.NodeError;
+import dev.dlock.internal.store.LockHolds;
+import dev.dlock.internal.store.LockKind;
+import dev.dlock.internal.store.LockState;
+import dev.dlock.internal.store.LockStore;
+import dev.dlock.internal.store.LockTarget;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -11,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
 
 /** Reads locks for operators: one lock's {@link LockInfo}, or every held lock matching a name pattern. */
 final class LockInspector {
@@ -25,7 +33,7 @@ final class LockInspector {
 
     /** The lock's state as the kind sees it, with every hold in that view. */
     CompletableFuture<LockInfo> inspect(LockTarget target, LockKind kind) {
-        CompletableFuture<Long> waiting = store.waitingClients(target).exceptionally(error -> 0L);
+        CompletableFuture<Long> waiting = store.waitingCount(target).exceptionally(error -> 0L);
         CompletableFuture<LockHolds> holds = store.holds(target);
         CompletableFuture<LockState> summary = store.inspect(target, kind);
         return CompletableFuture.allOf(summary, holds, waiting).thenCompose(done -> {
@@ -65,28 +73,37 @@ final class LockInspector {
             if (!recorded.isEmpty()) {
                 return CompletableFuture.completedFuture(ClientIdentity.parseHolder(recorded));
             }
-            return byOwner.computeIfAbsent(owner, id -> ClientRecord.holderOf(store, keyPrefix, id));
+            return byOwner.computeIfAbsent(owner, id -> ClientRecord.holderOf(store, id));
         }
     }
 
     /** Every held lock whose name matches the glob {@code namePattern}, whatever its kind, sorted by name. */
     CompletableFuture<List<LockInfo>> list(String namePattern) {
-        String keyPattern = escapeGlob(keyPrefix) + "{" + namePattern + "}";
-        return store.scan(keyPattern).thenCompose(keys -> {
-            List<CompletableFuture<LockInfo>> infos = new ArrayList<>();
-            for (String key : keys) {
-                String name = key.substring(keyPrefix.length() + 1, key.length() - 1);
-                infos.add(inspect(LockTarget.of(keyPrefix, name), LockKind.anyHolderView()));
+        return store.lockNames(namePattern).thenCompose(this::heldAmong).exceptionallyCompose(error -> {
+            if (!(Failures.unwrap(error) instanceof IncompleteScan incomplete)) {
+                return CompletableFuture.failedFuture(error);
             }
-            return CompletableFuture.allOf(infos.toArray(CompletableFuture[]::new)).thenApply(done -> infos.stream()
-                    .map(CompletableFuture::join)
-                    .filter(LockInfo::isLocked)
-                    .sorted(Comparator.comparing(LockInfo::name))
-                    .toList());
+            // the masters that answered are listed; those that did not are named, never left out unsaid
+            List<NodeError> failed = incomplete.failures().stream().map(NodeFailure::toNodeError).toList();
+            return heldAmong(incomplete.found()).thenApply(listed -> {
+                throw new LockListIncompleteException("list incomplete: " + failed.size() + " of "
+                        + incomplete.mastersAsked() + " masters failed (" + failed.stream().map(NodeError::toString)
+                        .collect(Collectors.joining("; ")) + "); the locks of the other "
+                        + (incomplete.mastersAsked() - failed.size()) + " are listed",
+                        incomplete.failures().get(0), listed, failed);
+            });
         });
     }
 
-    private static String escapeGlob(String text) {
-        return text.replaceAll("([*?\\[\\]\\\\])", "\\\\$1");
+    private CompletableFuture<List<LockInfo>> heldAmong(List<String> names) {
+        List<CompletableFuture<LockInfo>> infos = new ArrayList<>();
+        for (String name : names) {
+            infos.add(inspect(LockTarget.of(keyPrefix, name), LockKind.anyHolderView()));
+        }
+        return CompletableFuture.allOf(infos.toArray(CompletableFuture[]::new)).thenApply(done -> infos.stream()
+                .map(CompletableFuture::join)
+                .filter(LockInfo::isLocked)
+                .sorted(Comparator.comparing(LockInfo::name))
+                .toList());
     }
 }

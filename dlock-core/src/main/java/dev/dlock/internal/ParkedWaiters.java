@@ -1,5 +1,6 @@
 package dev.dlock.internal;
 
+import dev.dlock.internal.store.AcquireReply;
 import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
 

@@ -1,5 +1,6 @@
 package dev.dlock.internal;
 
+import dev.dlock.internal.store.LockTarget;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;

@@ -1,5 +1,9 @@
 package dev.dlock.internal;
 
+import dev.dlock.internal.store.AcquireReply;
+import dev.dlock.internal.store.LockKind;
+import dev.dlock.internal.store.LockStore;
+import dev.dlock.internal.store.LockTarget;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -26,6 +30,7 @@ final class QueuePlace {
     /** See {@link #shortHandoverFromNanos()}. */
     private volatile long shortHandoverFromNanos;
     private final long waiterTimeoutMs;
+    private final long waiterRefreshMs;
 
     /** @param owner the acquisition's owner prefix, or the hold's owner id for a re-entry */
     QueuePlace(Acquisition.Context context, LockTarget target, LockKind kind, String owner, boolean reentry) {
@@ -34,6 +39,7 @@ final class QueuePlace {
         this.kind = kind;
         this.inQueue = context.handoff().queuesInRedis(kind) && !reentry;
         this.waiterTimeoutMs = context.settings().waiterTimeout().toMillis();
+        this.waiterRefreshMs = context.settings().waiterRefreshMs();
         // distinct from every owner id (prefix:<n>), and never reused
         this.waiterId = inQueue ? owner + ":q" + context.identity().nextOwnerSequence() : "";
     }
@@ -58,7 +64,7 @@ final class QueuePlace {
 
     /** How long a waiter queued in Redis may wait before it must ask again: a third of the waiter timeout. */
     long refreshNanos() {
-        return TimeUnit.MILLISECONDS.toNanos(Math.max(1, waiterTimeoutMs / 3));
+        return TimeUnit.MILLISECONDS.toNanos(waiterRefreshMs);
     }
 
     /**

@@ -1,8 +1,21 @@
 package dev.dlock.internal;
 
 import dev.dlock.LockBackendException;
+import dev.dlock.LockHolder;
+import dev.dlock.internal.store.AcquireReply;
+import dev.dlock.internal.store.AcquireRequest;
+import dev.dlock.internal.store.ClientRecordEntry;
+import dev.dlock.internal.store.HeldLock;
+import dev.dlock.internal.store.LockHolds;
+import dev.dlock.internal.store.LockKind;
+import dev.dlock.internal.store.LockState;
+import dev.dlock.internal.store.LockStore;
+import dev.dlock.internal.store.LockTarget;
+import dev.dlock.internal.store.Renewal;
+import dev.dlock.internal.store.WakeUpSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -30,40 +43,50 @@ final class QuorumStore implements LockStore {
 
     private final List<RedisNode> nodes;
     private final int quorum;
-    private final long commandTimeoutMs;
-    private final long fixedNodeTimeoutMs;
-    private final long minNodeTimeoutMs;
+    private final Settings settings;
     private final Ticker ticker;
-    private final LockKind.Floor floor;
+    private final KindScripts.Floor floor;
+
+    private final RedisRecords records;
+    private final RedisWakeUps wakeUps;
+    private final Runnable afterClose;
 
     /** @param ticker the clock of grant validities */
     QuorumStore(List<RedisNode> nodes, Settings settings, Ticker ticker) {
+        this(nodes, settings, ticker, () -> { });
+    }
+
+    /** @param afterClose run after the nodes are closed (the connections' resources go) */
+    QuorumStore(List<RedisNode> nodes, Settings settings, Ticker ticker, Runnable afterClose) {
         this.nodes = List.copyOf(nodes);
-        this.quorum = nodes.size() / 2 + 1;
-        this.commandTimeoutMs = settings.commandTimeout().toMillis();
-        this.fixedNodeTimeoutMs = settings.redlockNodeTimeout().toMillis();
-        this.minNodeTimeoutMs = settings.minRedlockNodeTimeout().toMillis();
+        this.afterClose = afterClose;
+        this.records = new RedisRecords(settings.keyPrefix());
+        this.wakeUps = new RedisWakeUps(this.nodes, settings.commandTimeout().toMillis());
+        this.quorum = Settings.quorumOf(nodes.size());
+        this.settings = settings;
         this.ticker = ticker;
-        this.floor = new LockKind.Floor(settings.keyPrefix() + "token-floor",
+        this.floor = new KindScripts.Floor(settings.keyPrefix() + "token-floor",
                 Long.toString(settings.tokenFloorTtl().toMillis()));
     }
 
-    /** Per-node timeout for a lease: a tenth of it (so a slow node costs at most 10% of the validity). */
+    /** Per-node timeout for a lease: see {@link Settings#redlockNodeTimeoutMs}. */
     long nodeTimeoutMs(long leaseMs) {
-        if (fixedNodeTimeoutMs > 0) {
-            return fixedNodeTimeoutMs;
-        }
-        return Math.min(commandTimeoutMs, Math.max(minNodeTimeoutMs, leaseMs / 10));
+        return settings.redlockNodeTimeoutMs(leaseMs);
     }
 
     /** Timeout of calls that are not tied to a lease (release, inspect, ...). */
     private long operationTimeoutMs() {
-        return fixedNodeTimeoutMs > 0 ? fixedNodeTimeoutMs : commandTimeoutMs;
+        return settings.redlockOperationTimeoutMs();
     }
 
     @Override
-    public List<RedisNode> nodes() {
-        return nodes;
+    public WakeUpSource wakeUps() {
+        return wakeUps;
+    }
+
+    @Override
+    public boolean isQuorum() {
+        return true;
     }
 
     @Override
@@ -73,14 +96,13 @@ final class QuorumStore implements LockStore {
 
     @Override
     public long validUntilNanos(long startNanos, long leaseMs) {
-        long driftMs = leaseMs / 100 + 2;
-        return startNanos + TimeUnit.MILLISECONDS.toNanos(leaseMs - driftMs);
+        return startNanos + TimeUnit.MILLISECONDS.toNanos(leaseMs - Settings.driftMs(leaseMs));
     }
 
     @Override
     public CompletableFuture<AcquireReply> acquire(LockTarget target, LockKind kind, AcquireRequest request) {
         long startNanos = ticker.nanoTime();
-        ScriptCall call = kind.acquire(target, request, floor);
+        ScriptCall call = KindScripts.acquire(kind, target, request, floor);
         return Quorum.<List<?>>call(nodes, nodeTimeoutMs(request.leaseMs()), node -> call.on(node).thenApply(reply -> (List<?>) reply),
                 Quorum.Settle.AT_VERDICT, GRANTED)
                 .thenApply(votes -> decideAcquire(votes, target, kind, request, startNanos));
@@ -112,7 +134,7 @@ final class QuorumStore implements LockStore {
             long validUntil = validUntilNanos(startNanos, request.leaseMs());
             boolean inTime = validUntil - ticker.nanoTime() > 0;
             if (inTime && (!kind.grantsSlots()
-                    || PermitSlots.keepAgreed(votes, quorum, kind.abandon(target, request.owner(), floor, null)))) {
+                    || PermitSlots.keepAgreed(votes, quorum, KindScripts.abandon(kind, target, request.owner(), floor, null)))) {
                 return new AcquireReply.Granted(token, holdCount, validUntil);
             }
             // granted too slowly to be of use, or a semaphore's permit on different slots: give it
@@ -161,7 +183,7 @@ final class QuorumStore implements LockStore {
      */
     private void abandonUnsettled(Quorum.Votes<List<?>> votes, LockTarget target, LockKind kind, AcquireRequest request,
                                   boolean everywhere) {
-        ScriptCall abandon = kind.abandon(target, request.owner(), floor, request.mayWait() ? request : null);
+        ScriptCall abandon = KindScripts.abandon(kind, target, request.owner(), floor, request.mayWait() ? request : null);
         for (int i = 0; i < votes.size(); i++) {
             List<?> reply = votes.reply(i);
             boolean refused = reply != null && GRANTED.apply(reply) == Quorum.Vote.NO;
@@ -174,7 +196,7 @@ final class QuorumStore implements LockStore {
     @Override
     public CompletableFuture<Long> release(LockTarget target, LockKind kind, String owner, long token) {
         // Redlock's waiters are never queued: see Acquisition
-        ScriptCall call = kind.release(target, owner, token, floor, false);
+        ScriptCall call = KindScripts.release(kind, target, owner, token, floor, false);
         return Quorum.<Long>call(nodes, operationTimeoutMs(), node -> call.on(node).thenApply(reply -> (Long) reply),
                 Quorum.Settle.AT_WIN_OR_LOSS, RELEASED).thenApply(votes -> {
                     switch (votes.verdict(RELEASED)) {
@@ -197,12 +219,12 @@ final class QuorumStore implements LockStore {
 
     @Override
     public CompletableFuture<Void> abandon(LockTarget target, LockKind kind, String owner) {
-        return everywhere(kind.abandon(target, owner, floor, null));
+        return everywhere(KindScripts.abandon(kind, target, owner, floor, null));
     }
 
     @Override
     public CompletableFuture<Void> leave(LockTarget target, LockKind kind, String waiterId) {
-        ScriptCall leave = kind.leave(target, waiterId, floor);
+        ScriptCall leave = KindScripts.leave(kind, target, waiterId, floor);
         return leave == null ? CompletableFuture.completedFuture(null) : everywhere(leave);
     }
 
@@ -254,7 +276,7 @@ final class QuorumStore implements LockStore {
     private void reassertWhereMissing(Quorum.Votes<long[]> votes, int holdIndex, HeldLock hold, long leaseMs) {
         for (int i = 0; i < votes.size(); i++) {
             long[] reply = votes.reply(i);
-            ScriptCall reassert = hold.kind().reassert(hold, leaseMs);
+            ScriptCall reassert = KindScripts.reassert(hold, leaseMs);
             if (reply != null && reply[holdIndex] == 0 && reassert != null) {
                 reassert.on(votes.node(i)).exceptionally(error -> null);
             }
@@ -263,7 +285,7 @@ final class QuorumStore implements LockStore {
 
     @Override
     public CompletableFuture<LockState> inspect(LockTarget target, LockKind kind) {
-        ScriptCall call = kind.inspect(target);
+        ScriptCall call = KindScripts.inspect(kind, target);
         return Quorum.<LockState>call(nodes, operationTimeoutMs(),
                 node -> call.on(node).thenApply(reply -> Replies.state((List<?>) reply)),
                 Quorum.Settle.ALL_ANSWERED, null).thenApply(votes -> {
@@ -283,7 +305,7 @@ final class QuorumStore implements LockStore {
     public CompletableFuture<LockHolds> holds(LockTarget target) {
         ScriptCall call = Scripts.inspectHolds(target);
         return Quorum.<LockHolds>call(nodes, operationTimeoutMs(),
-                node -> call.on(node).thenApply(reply -> LockHolds.parse((List<?>) reply)),
+                node -> call.on(node).thenApply(reply -> Replies.holds((List<?>) reply)),
                 Quorum.Settle.ALL_ANSWERED, null).thenApply(votes -> {
                     if (votes.reachable() < quorum) {
                         throw votes.failed(target.name(), "inspect failed for lock '" + target.name()
@@ -298,7 +320,7 @@ final class QuorumStore implements LockStore {
     }
 
     @Override
-    public CompletableFuture<Long> waitingClients(LockTarget target) {
+    public CompletableFuture<Long> waitingCount(LockTarget target) {
         return Quorum.<Long>call(nodes, operationTimeoutMs(), node -> node.subscriberCount(target.channel()),
                 Quorum.Settle.ALL_ANSWERED, null).thenApply(votes -> {
                     long most = 0;
@@ -311,7 +333,23 @@ final class QuorumStore implements LockStore {
     }
 
     @Override
-    public CompletableFuture<List<String>> scan(String keyPattern) {
+    public CompletableFuture<Void> writeClientRecord(ClientRecordEntry entry) {
+        return records.write(nodes, entry);
+    }
+
+    @Override
+    public CompletableFuture<Void> dropClientRecord(String clientId) {
+        return records.drop(nodes, clientId);
+    }
+
+    @Override
+    public CompletableFuture<Optional<LockHolder>> readClientRecord(String clientId, String threadId) {
+        return records.read(nodes, clientId, threadId);
+    }
+
+    @Override
+    public CompletableFuture<List<String>> lockNames(String namePattern) {
+        String keyPattern = records.keyPattern(namePattern);
         return Quorum.<List<String>>call(nodes, operationTimeoutMs(), node -> node.scan(keyPattern),
                 Quorum.Settle.ALL_ANSWERED, null).thenApply(votes -> {
                     if (votes.reachable() == 0) {
@@ -324,12 +362,13 @@ final class QuorumStore implements LockStore {
                             keys.addAll(found);
                         }
                     }
-                    return List.copyOf(keys);
+                    return records.names(List.copyOf(keys));
                 });
     }
 
     @Override
     public void close() {
         nodes.forEach(RedisNode::close);
+        afterClose.run();
     }
 }

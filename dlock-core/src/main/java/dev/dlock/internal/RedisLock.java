@@ -5,6 +5,9 @@ import dev.dlock.LockHandle;
 import dev.dlock.LockInfo;
 import dev.dlock.LockLostException;
 import dev.dlock.LockObserver.LossCause;
+import dev.dlock.internal.store.AcquireReply;
+import dev.dlock.internal.store.LockKind;
+import dev.dlock.internal.store.LockTarget;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -140,7 +143,7 @@ public final class RedisLock implements DistributedLock {
             throw Failures.forCaller(e);
         } catch (InterruptedException interrupt) {
             acquisition.cancel();
-            long boundMs = engine.commandTimeoutMs() + 1000;
+            long boundMs = engine.closeBoundMs();
             try {
                 AcquireReply.Granted raced = acquisition.result().get(boundMs, TimeUnit.MILLISECONDS);
                 if (raced != null) {

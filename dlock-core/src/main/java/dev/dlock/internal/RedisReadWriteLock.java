@@ -2,6 +2,7 @@ package dev.dlock.internal;
 
 import dev.dlock.DistributedLock;
 import dev.dlock.DistributedReadWriteLock;
+import dev.dlock.internal.store.LockKind;
 
 /** The read and write sides of one name: two {@link RedisLock}s of kinds READ and WRITE. */
 public final class RedisReadWriteLock implements DistributedReadWriteLock {

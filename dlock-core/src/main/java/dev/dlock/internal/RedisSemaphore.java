@@ -3,6 +3,8 @@ package dev.dlock.internal;
 import dev.dlock.DistributedSemaphore;
 import dev.dlock.LockHandle;
 import dev.dlock.LockInfo;
+import dev.dlock.internal.store.LockKind;
+import dev.dlock.internal.store.LockTarget;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -109,7 +111,7 @@ public final class RedisSemaphore implements DistributedSemaphore {
         } catch (InterruptedException interrupt) {
             started.cancel();
             try {
-                started.result().get(engine.commandTimeoutMs() + 1000, TimeUnit.MILLISECONDS)
+                started.result().get(engine.closeBoundMs(), TimeUnit.MILLISECONDS)
                         .ifPresent(LockHandle::release);
             } catch (ExecutionException | TimeoutException | InterruptedException | RuntimeException ignored) {
                 // the acquire failed or hangs (a best-effort release was sent), or the raced permit's

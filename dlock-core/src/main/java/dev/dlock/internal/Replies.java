@@ -1,5 +1,11 @@
 package dev.dlock.internal;
 
+import dev.dlock.internal.store.AcquireReply;
+import dev.dlock.internal.store.HeldLock;
+import dev.dlock.internal.store.LockHolds;
+import dev.dlock.internal.store.LockState;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -24,6 +30,20 @@ final class Replies {
         }
         long ticket = fields.size() > 2 ? Long.parseLong(String.valueOf(fields.get(2))) : 0;
         return new AcquireReply.Busy((Long) fields.get(1), false, ticket);
+    }
+
+    private static final int FIELDS_PER_HOLD = 6;
+
+    /** inspect_holds.lua's reply; see its header. Holds sorted by token. */
+    static LockHolds holds(List<?> reply) {
+        List<LockHolds.HoldState> holds = new ArrayList<>();
+        for (int i = 1; i + FIELDS_PER_HOLD <= reply.size(); i += FIELDS_PER_HOLD) {
+            holds.add(new LockHolds.HoldState(String.valueOf(reply.get(i)), ((Long) reply.get(i + 1)).intValue(),
+                    Long.parseLong(String.valueOf(reply.get(i + 2))), String.valueOf(reply.get(i + 3)),
+                    (Long) reply.get(i + 4), (Long) reply.get(i + 5) == 1));
+        }
+        holds.sort(Comparator.comparingLong(LockHolds.HoldState::token));
+        return new LockHolds(((Long) reply.get(0)).intValue(), holds);
     }
 
     /** inspect.lua's reply; see its header. */

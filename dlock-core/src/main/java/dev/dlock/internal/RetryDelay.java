@@ -1,5 +1,6 @@
 package dev.dlock.internal;
 
+import dev.dlock.internal.store.AcquireReply;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -27,9 +28,8 @@ final class RetryDelay {
             waitNanos = settings.idleRetry().toNanos();
         }
         if (inQueue) {
-            // ask again well before the waiter timeout, or Redis takes this waiter for dead
-            long refreshMs = Math.max(1, settings.waiterTimeout().toMillis() / 3);
-            waitNanos = Math.min(waitNanos, TimeUnit.MILLISECONDS.toNanos(refreshMs));
+            // ask again well before the waiter timeout, or the store takes this waiter for dead
+            waitNanos = Math.min(waitNanos, TimeUnit.MILLISECONDS.toNanos(settings.waiterRefreshMs()));
         }
         return unbounded ? waitNanos : Math.min(waitNanos, remainingNanos);
     }

@@ -1,5 +1,8 @@
 package dev.dlock.internal;
 
+import dev.dlock.internal.store.AcquireRequest;
+import dev.dlock.internal.store.HeldLock;
+import dev.dlock.internal.store.LockTarget;
 import java.util.List;
 
 /**
@@ -17,7 +20,7 @@ final class Scripts {
      *
      * @param waiterId "" where waiters are not queued (Redlock, replica acknowledgements)
      */
-    static ScriptCall acquire(LockTarget target, LockKind.Floor floor, String owner, long leaseMs,
+    static ScriptCall acquire(LockTarget target, KindScripts.Floor floor, String owner, long leaseMs,
                               boolean reentry, String waiterId, long waiterTimeoutMs, boolean mayWait) {
         return new ScriptCall(LuaScript.ACQUIRE, queuedKeys(target, floor), owner, num(leaseMs), flag(reentry),
                 floorTtl(floor), waiterId, num(waiterTimeoutMs), flag(mayWait));
@@ -28,24 +31,24 @@ final class Scripts {
      *
      * @param waitersQueued false where acquire.lua is never given a waiter id (Redlock)
      */
-    static ScriptCall release(LockTarget target, LockKind.Floor floor, String owner, long token, boolean waitersQueued) {
+    static ScriptCall release(LockTarget target, KindScripts.Floor floor, String owner, long token, boolean waitersQueued) {
         return new ScriptCall(LuaScript.RELEASE, queuedKeys(target, floor), owner, target.channel(), num(token),
                 floorTtl(floor), flag(waitersQueued));
     }
 
     /** abandon.lua */
-    static ScriptCall abandon(LockTarget target, LockKind.Floor floor, String owner, long token) {
+    static ScriptCall abandon(LockTarget target, KindScripts.Floor floor, String owner, long token) {
         return new ScriptCall(LuaScript.ABANDON, queuedKeys(target, floor), owner, target.channel(), num(token),
                 floorTtl(floor));
     }
 
     /** leave.lua */
-    static ScriptCall leave(LockTarget target, LockKind.Floor floor, String waiterId) {
+    static ScriptCall leave(LockTarget target, KindScripts.Floor floor, String waiterId) {
         return new ScriptCall(LuaScript.LEAVE, queuedKeys(target, floor), waiterId, target.channel(), floorTtl(floor));
     }
 
     /** handoff.lua (one Redis only) */
-    static ScriptCall handoff(LockTarget target, LockKind.Floor floor, String fromOwner, int ownSubscriptions,
+    static ScriptCall handoff(LockTarget target, KindScripts.Floor floor, String fromOwner, int ownSubscriptions,
                               String toOwner, long leaseMs, String toWaiterId) {
         return new ScriptCall(LuaScript.HANDOFF, queuedKeys(target, floor), fromOwner, target.channel(),
                 Integer.toString(ownSubscriptions), toOwner, num(leaseMs), floorTtl(floor), toWaiterId);
@@ -81,7 +84,7 @@ final class Scripts {
     }
 
     /** force_release.lua */
-    static ScriptCall forceRelease(LockTarget target, LockKind.Floor floor) {
+    static ScriptCall forceRelease(LockTarget target, KindScripts.Floor floor) {
         return new ScriptCall(LuaScript.FORCE_RELEASE, keys(floor, target.key()), target.channel(), floorTtl(floor));
     }
 
@@ -109,16 +112,16 @@ final class Scripts {
     }
 
     /** fair_acquire.lua */
-    static ScriptCall fairAcquire(LockTarget target, LockKind.Floor floor, String owner, long leaseMs, String holder,
+    static ScriptCall fairAcquire(LockTarget target, KindScripts.Floor floor, String owner, long leaseMs, String holder,
                                   boolean reentry, String waiterId, long waiterTimeoutMs, boolean mayWait, long ticket) {
-        return new ScriptCall(LuaScript.FAIR_ACQUIRE, keys(floor, target.key(), target.queueKey(), target.waitersKey()),
+        return new ScriptCall(LuaScript.FAIR_ACQUIRE, keys(floor, target.key(), Scripts.queueKey(target), Scripts.waitersKey(target)),
                 owner, num(leaseMs), holder, flag(reentry), waiterId, num(waiterTimeoutMs), flag(mayWait), num(ticket),
                 floorTtl(floor));
     }
 
     /** fair_release.lua */
-    static ScriptCall fairRelease(LockTarget target, LockKind.Floor floor, String owner, long token) {
-        return new ScriptCall(LuaScript.FAIR_RELEASE, keys(floor, target.key(), target.queueKey(), target.waitersKey()),
+    static ScriptCall fairRelease(LockTarget target, KindScripts.Floor floor, String owner, long token) {
+        return new ScriptCall(LuaScript.FAIR_RELEASE, keys(floor, target.key(), Scripts.queueKey(target), Scripts.waitersKey(target)),
                 owner, target.channel(), num(token), floorTtl(floor));
     }
 
@@ -127,9 +130,9 @@ final class Scripts {
      *
      * @param keepPlace the waiter that stays queued with its ticket, or null to keep none
      */
-    static ScriptCall fairAbandon(LockTarget target, LockKind.Floor floor, String owner, long token,
+    static ScriptCall fairAbandon(LockTarget target, KindScripts.Floor floor, String owner, long token,
                                   AcquireRequest keepPlace) {
-        String[] keys = keys(floor, target.key(), target.queueKey(), target.waitersKey());
+        String[] keys = keys(floor, target.key(), Scripts.queueKey(target), Scripts.waitersKey(target));
         if (keepPlace == null) {
             return new ScriptCall(LuaScript.FAIR_ABANDON, keys, owner, target.channel(), num(token), floorTtl(floor), "");
         }
@@ -140,12 +143,12 @@ final class Scripts {
 
     /** fair_leave.lua */
     static ScriptCall fairLeave(LockTarget target, String waiterId) {
-        return new ScriptCall(LuaScript.FAIR_LEAVE, new String[] {target.key(), target.queueKey(), target.waitersKey()},
+        return new ScriptCall(LuaScript.FAIR_LEAVE, new String[] {target.key(), Scripts.queueKey(target), Scripts.waitersKey(target)},
                 waiterId, target.channel());
     }
 
     /** rw_acquire.lua */
-    static ScriptCall rwAcquire(LockTarget target, LockKind.Floor floor, String owner, long leaseMs, String holder,
+    static ScriptCall rwAcquire(LockTarget target, KindScripts.Floor floor, String owner, long leaseMs, String holder,
                                 boolean reentry, String mode, String waiterId, long waiterTimeoutMs, boolean mayWait,
                                 String downgradeFrom) {
         return new ScriptCall(LuaScript.RW_ACQUIRE, keys(floor, target.key()), owner, num(leaseMs), holder, flag(reentry),
@@ -153,7 +156,7 @@ final class Scripts {
     }
 
     /** rw_release.lua; {@code all}: drop every hold of the owner on this side (abandon) */
-    static ScriptCall rwRelease(LockTarget target, LockKind.Floor floor, String owner, long token, String mode,
+    static ScriptCall rwRelease(LockTarget target, KindScripts.Floor floor, String owner, long token, String mode,
                                 boolean all) {
         return new ScriptCall(LuaScript.RW_RELEASE, keys(floor, target.key()), owner, target.channel(), num(token),
                 floorTtl(floor), mode, all ? "all" : "one");
@@ -165,14 +168,14 @@ final class Scripts {
     }
 
     /** semaphore_acquire.lua */
-    static ScriptCall semaphoreAcquire(LockTarget target, LockKind.Floor floor, String owner, long leaseMs,
+    static ScriptCall semaphoreAcquire(LockTarget target, KindScripts.Floor floor, String owner, long leaseMs,
                                        String holder, int permits) {
         return new ScriptCall(LuaScript.SEMAPHORE_ACQUIRE, keys(floor, target.key()), owner, num(leaseMs), holder,
                 Integer.toString(permits), floorTtl(floor));
     }
 
     /** semaphore_release.lua (also abandons: a permit has no re-entries) */
-    static ScriptCall semaphoreRelease(LockTarget target, LockKind.Floor floor, String owner, long token) {
+    static ScriptCall semaphoreRelease(LockTarget target, KindScripts.Floor floor, String owner, long token) {
         return new ScriptCall(LuaScript.SEMAPHORE_RELEASE, keys(floor, target.key()), owner, target.channel(),
                 num(token), floorTtl(floor));
     }
@@ -183,12 +186,22 @@ final class Scripts {
     }
 
     /** The lock's hash, its queue of waiters and their entries, then the token floor's key when there is one. */
-    private static String[] queuedKeys(LockTarget target, LockKind.Floor floor) {
-        return keys(floor, target.key(), target.queueKey(), target.waitersKey());
+    /** The fair lock's (and queued reentrant waiters') queue: a sorted set of waiter ids by ticket. */
+    static String queueKey(LockTarget target) {
+        return target.key() + ":queue";
+    }
+
+    /** The queued waiters: a hash of waiter id to deadline, lease and holder. */
+    static String waitersKey(LockTarget target) {
+        return target.key() + ":waiters";
+    }
+
+    private static String[] queuedKeys(LockTarget target, KindScripts.Floor floor) {
+        return keys(floor, target.key(), Scripts.queueKey(target), Scripts.waitersKey(target));
     }
 
     /** The lock's keys, then the token floor's when there is one. */
-    private static String[] keys(LockKind.Floor floor, String... lockKeys) {
+    private static String[] keys(KindScripts.Floor floor, String... lockKeys) {
         if (floor == null) {
             return lockKeys;
         }
@@ -197,7 +210,7 @@ final class Scripts {
         return keys;
     }
 
-    private static String floorTtl(LockKind.Floor floor) {
+    private static String floorTtl(KindScripts.Floor floor) {
         return floor == null ? "0" : floor.ttlMs();
     }
 

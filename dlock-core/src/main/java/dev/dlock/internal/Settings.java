@@ -1,6 +1,5 @@
 package dev.dlock.internal;
 
-import dev.dlock.LockClientBuilder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -79,6 +78,54 @@ public record Settings(List<String> redisUris, boolean redlock, boolean cluster,
         return defaultLease;
     }
 
+    /** The majority of {@code nodes} independent servers: more than half of them. */
+    public static int quorumOf(int nodes) {
+        return nodes / 2 + 1;
+    }
+
+    /**
+     * Redlock: how much less than its lease a grant is trusted for, for the clocks of the nodes
+     * and of this client running apart: a hundredth of the lease, plus 2 ms.
+     */
+    public static long driftMs(long leaseMs) {
+        return leaseMs / 100 + 2;
+    }
+
+    /**
+     * Redlock: how long one node may take to answer a call tied to a lease: the fixed per-node
+     * timeout when one is set, else a tenth of the lease (so a slow node costs at most 10% of
+     * the validity), at least the least per-node timeout and at most the command timeout.
+     */
+    public long redlockNodeTimeoutMs(long leaseMs) {
+        if (!redlockNodeTimeout.isZero()) {
+            return redlockNodeTimeout.toMillis();
+        }
+        return Math.min(commandTimeout.toMillis(), Math.max(minRedlockNodeTimeout.toMillis(), leaseMs / 10));
+    }
+
+    /** Redlock: how long one node may take to answer a call not tied to a lease (release, inspect, ...). */
+    public long redlockOperationTimeoutMs() {
+        return redlockNodeTimeout.isZero() ? commandTimeout.toMillis() : redlockNodeTimeout.toMillis();
+    }
+
+    /** How long a waiter queued in the store may wait before it must ask again: a third of the waiter timeout. */
+    public long waiterRefreshMs() {
+        return Math.max(1, waiterTimeout.toMillis() / 3);
+    }
+
+    /** How often the watchdog renews holds of this lease: every third of it. */
+    public static long renewalPeriodMs(long leaseMs) {
+        return Math.max(1, leaseMs / 3);
+    }
+
+    /**
+     * The longest a caller blocks on store work that is itself bounded by the command timeout
+     * (the releases at close, a blocking handle's start): the command timeout and a second more.
+     */
+    public long closeBoundMs() {
+        return commandTimeout.toMillis() + 1000;
+    }
+
     /** Without the URLs' credentials: the servers only. */
     @Override
     public String toString() {
@@ -107,6 +154,7 @@ public record Settings(List<String> redisUris, boolean redlock, boolean cluster,
         private Duration slowHoldThreshold;
         private Duration slowWaitThreshold;
         private Boolean captureAcquireSite;
+        private String store;
 
         public Builder redisUri(String uri) {
             requireUnset(redisUri, "redisUri");
@@ -246,6 +294,16 @@ public record Settings(List<String> redisUris, boolean redlock, boolean cluster,
             return this;
         }
 
+        /**
+         * The locks live in a store other than Redis, named so in messages ("inMemory"); excludes
+         * every Redis option.
+         */
+        public Builder store(String name) {
+            requireUnset(store, name);
+            this.store = name;
+            return this;
+        }
+
         /** The settings, with a default for everything not set; checks the rules between settings. */
         public Settings build() {
             Duration timeout = commandTimeout != null ? commandTimeout : DEFAULT_COMMAND_TIMEOUT;
@@ -262,6 +320,10 @@ public record Settings(List<String> redisUris, boolean redlock, boolean cluster,
             }
             if ((redisUri != null ? 1 : 0) + (redlockNodes != null ? 1 : 0) + (clusterNodes != null ? 1 : 0) > 1) {
                 throw new IllegalStateException("set one of redisUri, redlockNodes and clusterNodes, not several");
+            }
+            if (store != null && (redisUri != null || redlockNodes != null || clusterNodes != null || replicaAcks != null)) {
+                throw new IllegalStateException(store + " excludes redisUri, redlockNodes, clusterNodes and replicaAcks: "
+                        + "the locks live in one store");
             }
             if (redlockNodeTimeout != null && redlockNodes == null) {
                 throw new IllegalStateException("redlockNodeTimeout is for Redlock clients; set redlockNodes too");

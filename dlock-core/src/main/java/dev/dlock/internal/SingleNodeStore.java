@@ -1,7 +1,20 @@
 package dev.dlock.internal;
 
 import dev.dlock.LockBackendException;
+import dev.dlock.LockHolder;
 import dev.dlock.NodeError;
+import dev.dlock.internal.store.AcquireReply;
+import dev.dlock.internal.store.AcquireRequest;
+import dev.dlock.internal.store.ClientRecordEntry;
+import dev.dlock.internal.store.HeldLock;
+import dev.dlock.internal.store.LockHolds;
+import dev.dlock.internal.store.LockKind;
+import dev.dlock.internal.store.LockState;
+import dev.dlock.internal.store.LockStore;
+import dev.dlock.internal.store.LockTarget;
+import dev.dlock.internal.store.Renewal;
+import dev.dlock.internal.store.StoreHandoff;
+import dev.dlock.internal.store.WakeUpSource;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -18,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * acknowledgements ({@link ReplicaAcks}; see {@code LockClient.Builder.replicaAcks}). Every script
  * that grants a token raises the lock's token floor ({@link TokenFloors}) in the same call.
  */
-final class SingleNodeStore implements LockStore, HandoffScript {
+final class SingleNodeStore implements LockStore, StoreHandoff {
 
     private static final Logger LOG = LoggerFactory.getLogger(SingleNodeStore.class);
 
@@ -27,13 +40,26 @@ final class SingleNodeStore implements LockStore, HandoffScript {
     private final Ticker ticker;
     private final TokenFloors floors;
     private final ReplicaAcks replicaAcks;
+    private final RedisRecords records;
+    private final RedisWakeUps wakeUps;
+    private final Runnable afterClose;
+    private final CleanupFailures cleanupFailures;
 
     /**
      * @param ticker        the clock of grant validities
      * @param perSlotFloors Redis Cluster: one token floor per slot (see {@link TokenFloors})
      */
     SingleNodeStore(RedisNode node, Settings settings, Ticker ticker, boolean perSlotFloors) {
+        this(node, settings, ticker, perSlotFloors, () -> { });
+    }
+
+    /** @param afterClose run after the node is closed (the connections' resources go) */
+    SingleNodeStore(RedisNode node, Settings settings, Ticker ticker, boolean perSlotFloors, Runnable afterClose) {
         this.node = node;
+        this.afterClose = afterClose;
+        this.cleanupFailures = new CleanupFailures(LOG, node.address());
+        this.records = new RedisRecords(settings.keyPrefix());
+        this.wakeUps = new RedisWakeUps(List.of(node), settings.commandTimeout().toMillis());
         this.commandTimeoutMs = settings.commandTimeout().toMillis();
         this.ticker = ticker;
         this.floors = new TokenFloors(settings.keyPrefix(), settings.tokenFloorTtl(), perSlotFloors);
@@ -41,8 +67,8 @@ final class SingleNodeStore implements LockStore, HandoffScript {
     }
 
     @Override
-    public List<RedisNode> nodes() {
-        return List.of(node);
+    public WakeUpSource wakeUps() {
+        return wakeUps;
     }
 
     @Override
@@ -53,11 +79,12 @@ final class SingleNodeStore implements LockStore, HandoffScript {
     @Override
     public CompletableFuture<AcquireReply> acquire(LockTarget target, LockKind kind, AcquireRequest request) {
         long startNanos = ticker.nanoTime();
-        CompletableFuture<AcquireReply> reply = kind.acquire(target, request, floors.of(target)).on(node)
+        CompletableFuture<AcquireReply> reply = KindScripts.acquire(kind, target, request, floors.of(target)).on(node)
                 .handle((fields, error) -> {
                     if (error != null) {
                         throw failedAcquire(target, kind, request, error);
                     }
+                    cleanupFailures.answered();
                     return Replies.acquire((List<?>) fields, validUntilNanos(startNanos, request.leaseMs()));
                 });
         if (!replicaAcks.enabled()) {
@@ -108,7 +135,7 @@ final class SingleNodeStore implements LockStore, HandoffScript {
 
     @Override
     public CompletableFuture<Long> release(LockTarget target, LockKind kind, String owner, long token) {
-        return kind.release(target, owner, token, floors.of(target), true).on(node).handle((reply, error) -> {
+        return KindScripts.release(kind, target, owner, token, floors.of(target), true).on(node).handle((reply, error) -> {
             if (error != null) {
                 throw Failures.commandFailed("release", target, node, commandTimeoutMs, error);
             }
@@ -117,14 +144,14 @@ final class SingleNodeStore implements LockStore, HandoffScript {
     }
 
     @Override
-    public Optional<HandoffScript> handoffScript() {
+    public Optional<StoreHandoff> handoff() {
         // a handoff grants inside a release; with replicas' acknowledgements asked for, every grant
         // goes through acquire() and its WAIT instead
         return replicaAcks.enabled() ? Optional.empty() : Optional.of(this);
     }
 
     @Override
-    public CompletableFuture<HandoffScript.Reply> handOff(LockTarget target, String fromOwner, int ownSubscriptions,
+    public CompletableFuture<StoreHandoff.Reply> handOff(LockTarget target, String fromOwner, int ownSubscriptions,
                                                          String toOwner, long leaseMs, String toWaiterId) {
         long startNanos = ticker.nanoTime();
         return Scripts.handoff(target, floors.of(target), fromOwner, ownSubscriptions, toOwner, leaseMs, toWaiterId)
@@ -138,33 +165,36 @@ final class SingleNodeStore implements LockStore, HandoffScript {
                     if (code == 1) {
                         AcquireReply.Granted grant = new AcquireReply.Granted(Long.parseLong(String.valueOf(fields.get(1))), 1,
                                 validUntilNanos(startNanos, leaseMs));
-                        return new HandoffScript.Reply(grant, HandoffScript.Outcome.HANDED_TO_OWN_WAITER, "");
+                        return new StoreHandoff.Reply(grant, StoreHandoff.Outcome.HANDED_TO_OWN_WAITER, "");
                     }
                     if (code == 2) {
-                        return new HandoffScript.Reply(null, HandoffScript.Outcome.HANDED_TO_QUEUED,
+                        return new StoreHandoff.Reply(null, StoreHandoff.Outcome.HANDED_TO_QUEUED,
                                 String.valueOf(fields.get(1)));
                     }
-                    return new HandoffScript.Reply(null, code == -1 ? HandoffScript.Outcome.NOT_OWNER
-                            : HandoffScript.Outcome.RELEASED, "");
+                    return new StoreHandoff.Reply(null, code == -1 ? StoreHandoff.Outcome.NOT_OWNER
+                            : StoreHandoff.Outcome.RELEASED, "");
                 });
     }
 
     @Override
     public CompletableFuture<Void> abandon(LockTarget target, LockKind kind, String owner) {
-        return bestEffort(kind.abandon(target, owner, floors.of(target), null), target, "release");
+        return bestEffort(KindScripts.abandon(kind, target, owner, floors.of(target), null), target,
+                // also after an acquire whose outcome is unknown: it may never have held
+                "clean up what this client may hold of");
     }
 
     @Override
     public CompletableFuture<Void> leave(LockTarget target, LockKind kind, String waiterId) {
-        ScriptCall leave = kind.leave(target, waiterId, floors.of(target));
+        ScriptCall leave = KindScripts.leave(kind, target, waiterId, floors.of(target));
         return leave == null ? CompletableFuture.completedFuture(null) : bestEffort(leave, target, "leave the queue of");
     }
 
     private CompletableFuture<Void> bestEffort(ScriptCall call, LockTarget target, String what) {
         return call.on(node).handle((reply, error) -> {
             if (error != null) {
-                LOG.warn("could not {} lock '{}' on {}; its lease or deadline frees it: {}", what, target.name(),
-                        node.address(), Failures.unwrap(error).toString());
+                cleanupFailures.failed(what, target.name(), Failures.unwrap(error));
+            } else {
+                cleanupFailures.answered();
             }
             return null;
         });
@@ -189,9 +219,13 @@ final class SingleNodeStore implements LockStore, HandoffScript {
             bySlot.computeIfAbsent(node.slot(holds.get(i).target().key()), slot -> new ArrayList<>()).add(i);
         }
         List<CompletableFuture<Void>> calls = new ArrayList<>();
+        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
         for (List<Integer> indexes : bySlot.values()) {
             List<HeldLock> batch = indexes.stream().map(holds::get).toList();
             calls.add(acknowledgedRenewals(batch, Replies.renewOn(node, batch, leaseMs)).handle((renewed, error) -> {
+                if (error != null) {
+                    failures.add(error);
+                }
                 for (int j = 0; j < indexes.size(); j++) {
                     outcome[indexes.get(j)] = error != null ? Renewal.UNKNOWN
                             : renewed[j] == 1 ? Renewal.RENEWED : Renewal.GONE;
@@ -199,7 +233,14 @@ final class SingleNodeStore implements LockStore, HandoffScript {
                 return null;
             }));
         }
-        return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).thenApply(done -> outcome);
+        return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).thenApply(done -> {
+            if (failures.size() == calls.size()) {
+                // nothing renewed: the holders are told why (a Cluster's slots that answered count as renewed)
+                throw new java.util.concurrent.CompletionException(Failures.asNodeFailure(node, failures.get(0),
+                        commandTimeoutMs));
+            }
+            return outcome;
+        });
     }
 
     /**
@@ -229,7 +270,7 @@ final class SingleNodeStore implements LockStore, HandoffScript {
 
     @Override
     public CompletableFuture<LockState> inspect(LockTarget target, LockKind kind) {
-        return kind.inspect(target).on(node).handle((reply, error) -> {
+        return KindScripts.inspect(kind, target).on(node).handle((reply, error) -> {
             if (error != null) {
                 throw Failures.commandFailed("inspect", target, node, commandTimeoutMs, error);
             }
@@ -243,24 +284,42 @@ final class SingleNodeStore implements LockStore, HandoffScript {
             if (error != null) {
                 throw Failures.commandFailed("inspect", target, node, commandTimeoutMs, error);
             }
-            return LockHolds.parse((List<?>) reply);
+            return Replies.holds((List<?>) reply);
         });
     }
 
     @Override
-    public CompletableFuture<Long> waitingClients(LockTarget target) {
+    public CompletableFuture<Long> waitingCount(LockTarget target) {
         return node.subscriberCount(target.channel());
     }
 
     @Override
-    public CompletableFuture<List<String>> scan(String keyPattern) {
-        return node.scan(keyPattern).handle((keys, error) -> {
+    public CompletableFuture<Void> writeClientRecord(ClientRecordEntry entry) {
+        return records.write(List.of(node), entry);
+    }
+
+    @Override
+    public CompletableFuture<Void> dropClientRecord(String clientId) {
+        return records.drop(List.of(node), clientId);
+    }
+
+    @Override
+    public CompletableFuture<Optional<LockHolder>> readClientRecord(String clientId, String threadId) {
+        return records.read(List.of(node), clientId, threadId);
+    }
+
+    @Override
+    public CompletableFuture<List<String>> lockNames(String namePattern) {
+        return node.scan(records.keyPattern(namePattern)).handle((keys, error) -> {
+            if (Failures.unwrap(error) instanceof IncompleteScan incomplete) {
+                throw incomplete.found(records.names(incomplete.found()));
+            }
             if (error != null) {
                 NodeFailure failure = Failures.asNodeFailure(node, error, commandTimeoutMs);
                 NodeError described = failure.toNodeError();
                 throw new LockBackendException("list failed: " + described, failure, null, List.of(described));
             }
-            return keys;
+            return records.names(keys);
         });
     }
 
@@ -272,5 +331,6 @@ final class SingleNodeStore implements LockStore, HandoffScript {
     @Override
     public void close() {
         node.close();
+        afterClose.run();
     }
 }

@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
  * grant validity) is read from and scheduled on the same ticker, so a test can substitute one that
  * it advances by hand and check time-dependent logic without sleeping.
  */
-interface Ticker {
+public interface Ticker {
 
     /** Monotonic time in nanoseconds, comparable only with other readings of this ticker. */
     long nanoTime();

@@ -1,5 +1,6 @@
 package dev.dlock.internal;
 
+import dev.dlock.internal.store.LockTarget;
 import java.time.Duration;
 
 /**
@@ -19,7 +20,7 @@ final class TokenFloors {
     private final String prefix;
     private final String ttlMs;
     private final boolean perSlot;
-    private final LockKind.Floor single;
+    private final KindScripts.Floor single;
 
     /**
      * @param ttl     how long a floor outlives its last raise (expires: nothing is left behind)
@@ -29,14 +30,14 @@ final class TokenFloors {
         this.prefix = keyPrefix + "token-floor";
         this.ttlMs = Long.toString(ttl.toMillis());
         this.perSlot = perSlot;
-        this.single = new LockKind.Floor(prefix, ttlMs);
+        this.single = new KindScripts.Floor(prefix, ttlMs);
     }
 
     /** The floor the lock's scripts read and raise. */
-    LockKind.Floor of(LockTarget target) {
+    KindScripts.Floor of(LockTarget target) {
         if (!perSlot) {
             return single;
         }
-        return new LockKind.Floor(prefix + ":{" + KeySlots.tagOf(KeySlots.slot(target.key())) + "}", ttlMs);
+        return new KindScripts.Floor(prefix + ":{" + KeySlots.tagOf(KeySlots.slot(target.key())) + "}", ttlMs);
     }
 }

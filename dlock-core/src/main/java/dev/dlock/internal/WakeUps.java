@@ -1,36 +1,32 @@
 package dev.dlock.internal;
 
-import dev.dlock.LockBackendException;
-import java.util.List;
+import dev.dlock.internal.store.WakeUpSource;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /**
- * Pub/sub subscriptions shared by all waiters of a client: one per lock channel, counted by
- * waiters, on each node's pub/sub connection. A waiter takes the current {@link Channel#signal()}
+ * The subscriptions shared by all waiters of a client: one per lock channel, counted by waiters,
+ * on the store's {@link WakeUpSource}. A waiter takes the current {@link Channel#signal()}
  * before each acquire attempt; a release message completes that signal with the message, so a
  * release that lands between the attempt and the wait is not missed, and a fair waiter can tell a
  * handoff to someone else ("token:waiterId") from one to itself.
  *
- * <p>On Redlock every node publishes each release, with the released token as message; only the
- * first copy of a message fires, so waiters retry once per release, not once per node.
+ * <p>A store may deliver one message several times in a row (on Redlock every node publishes each
+ * release, with the released token as message); only the first copy fires, so waiters retry once
+ * per release, not once per node.
  */
-final class WakeUps implements RedisNode.Listener {
+final class WakeUps implements WakeUpSource.Listener {
 
-    private final List<RedisNode> nodes;
-    private final long subscribeTimeoutMs;
+    private final WakeUpSource source;
     private final ConcurrentHashMap<String, Channel> channels = new ConcurrentHashMap<>();
     /** Channels with a handler of their own for every message (the client's holder channel), not waiters. */
     private final ConcurrentHashMap<String, Consumer<String>> handled = new ConcurrentHashMap<>();
 
-    WakeUps(List<RedisNode> nodes, long subscribeTimeoutMs) {
-        this.nodes = nodes;
-        this.subscribeTimeoutMs = subscribeTimeoutMs;
-        nodes.forEach(node -> node.setListener(this));
+    WakeUps(WakeUpSource source) {
+        this.source = source;
+        source.setListener(this);
     }
 
     /** Joins the channel's waiters, subscribing when first. Pair with {@link #leave(Channel)}. */
@@ -38,7 +34,7 @@ final class WakeUps implements RedisNode.Listener {
         return channels.compute(channelName, (name, channel) -> {
             Channel joined = channel == null ? new Channel(name) : channel;
             if (joined.subscribed == null || joined.subscribed.isCompletedExceptionally()) {
-                joined.subscribed = subscribeAnywhere(name);
+                joined.subscribed = source.subscribe(name);
             }
             joined.waiters++;
             return joined;
@@ -75,41 +71,18 @@ final class WakeUps implements RedisNode.Listener {
             if (current != channel || --current.waiters > 0) {
                 return current;
             }
-            nodes.forEach(node -> node.unsubscribe(name));
+            source.unsubscribe(name);
             return null;
         });
     }
 
     /**
-     * Subscribes on every node; ready once one node confirms, since a message from any node wakes
-     * the waiter and every wait is bounded by the holder's lease anyway.
-     */
-    private CompletableFuture<Void> subscribeAnywhere(String channelName) {
-        if (nodes.size() == 1) {
-            return nodes.get(0).subscribe(channelName);
-        }
-        CompletableFuture<Void> ready = new CompletableFuture<>();
-        AtomicInteger failed = new AtomicInteger();
-        for (RedisNode node : nodes) {
-            node.subscribe(channelName).orTimeout(subscribeTimeoutMs, TimeUnit.MILLISECONDS).whenComplete((ok, error) -> {
-                if (error == null) {
-                    ready.complete(null);
-                } else if (failed.incrementAndGet() == nodes.size()) {
-                    ready.completeExceptionally(new LockBackendException("cannot wait for lock channel '" + channelName
-                            + "': no node accepted the subscription; last failure: " + Failures.unwrap(error)));
-                }
-            });
-        }
-        return ready;
-    }
-
-    /**
-     * Subscribes on every node for good (the pub/sub links subscribe again after a reconnect) and
-     * hands each message to {@code handler}, on the link's thread: it must not block.
+     * Subscribes for good (subscribed again after a reconnect) and hands each message to
+     * {@code handler}, on the source's thread: it must not block.
      */
     CompletableFuture<Void> listen(String channelName, Consumer<String> handler) {
         handled.put(channelName, handler);
-        return subscribeAnywhere(channelName);
+        return source.subscribe(channelName);
     }
 
     @Override
@@ -127,21 +100,21 @@ final class WakeUps implements RedisNode.Listener {
 
     /**
      * Fires every channel now (a release may have been missed while the link was down) and again
-     * once the channel is subscribed anew by this client's own SUBSCRIBE: Lettuce subscribes again
-     * after the link is up, and a release published in between would be lost, costing a waiter the
-     * holder's whole lease.
+     * once the channel is subscribed anew by this client's own subscription: a link may subscribe
+     * again by itself once it is up, and a release published in between would be lost, costing a
+     * waiter the holder's whole lease.
      */
     @Override
     public void onReconnected() {
         channels.values().forEach(channel -> {
             channel.fire(null);
-            subscribeAnywhere(channel.name).whenComplete((ok, error) -> {
+            source.subscribe(channel.name).whenComplete((ok, error) -> {
                 if (channels.get(channel.name) == channel) {
                     channel.fire(null);
                 }
             });
         });
-        handled.keySet().forEach(this::subscribeAnywhere);
+        handled.keySet().forEach(source::subscribe);
     }
 
     static final class Channel {

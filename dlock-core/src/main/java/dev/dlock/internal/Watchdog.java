@@ -1,6 +1,8 @@
 package dev.dlock.internal;
 
 import dev.dlock.LockObserver.LossCause;
+import dev.dlock.internal.store.LockStore;
+import dev.dlock.internal.store.Renewal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -47,7 +49,7 @@ final class Watchdog {
         this.events = events;
         this.leaseMs = leaseMs;
         this.batchSize = batchSize;
-        long periodMs = Math.max(1, leaseMs / 3);
+        long periodMs = Settings.renewalPeriodMs(leaseMs);
         this.periodNanos = TimeUnit.MILLISECONDS.toNanos(periodMs);
         this.lastRoundNanos = ticker.nanoTime();
         this.timer = ticker.scheduleAtFixedRate(this::renewAll, periodMs, periodMs, TimeUnit.MILLISECONDS);
@@ -161,7 +163,8 @@ final class Watchdog {
     private void lostUnrenewed(Hold hold, Throwable error) {
         if (holds.remove(hold)) {
             losses.lost(hold, LossCause.BACKEND_UNREACHABLE, "its lease could not be renewed before it ran out"
-                    + (error != null ? ": " + Failures.unwrap(error).getMessage() : " (no quorum answered)"));
+                    + (error != null ? ": " + Failures.unwrap(error).getMessage()
+                    : store instanceof QuorumStore ? " (no quorum answered)" : " (Redis did not confirm a renewal)"));
         }
     }
 }

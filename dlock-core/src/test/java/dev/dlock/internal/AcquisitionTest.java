@@ -5,6 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.dlock.LockBackendException;
 import dev.dlock.NodeError;
+import dev.dlock.internal.store.AcquireReply;
+import dev.dlock.internal.store.LockKind;
+import dev.dlock.internal.store.LockTarget;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -16,7 +19,7 @@ class AcquisitionTest {
 
     private final FakeNode node = new FakeNode("redis://fake:6379");
     private final LockEngine engine = new LockEngine(new Settings.Builder().commandTimeout(Duration.ofSeconds(3))
-            .waiterTimeout(Duration.ofSeconds(10)).clientName("test").build(), List.of(node), List.of(), Ticker.system());
+            .waiterTimeout(Duration.ofSeconds(10)).clientName("test").build(), RedisStores.on(List.of(node), () -> { }), List.of(), Ticker.system());
     private final LockTarget target = engine.target("orders");
 
     @AfterEach

@@ -13,7 +13,7 @@ class ChannelWatchTest {
 
     @Test
     void aWaiterThatLooksLateGoesThroughEveryMessageSinceItsAttemptAndMissesNoneNamingIt() {
-        WakeUps wakeUps = new WakeUps(List.of(new FakeNode("fake:1")), 1000);
+        WakeUps wakeUps = new WakeUps(new RedisWakeUps(List.of(new FakeNode("fake:1")), 1000));
         ChannelWatch watch = new ChannelWatch(wakeUps, CHANNEL, "client:7:q3");
         watch.join();
         watch.takeSignal();
@@ -31,7 +31,7 @@ class ChannelWatchTest {
 
     @Test
     void handoffsToOtherWaitersPassWhileAPlainReleaseWakesEveryone() {
-        WakeUps wakeUps = new WakeUps(List.of(new FakeNode("fake:1")), 1000);
+        WakeUps wakeUps = new WakeUps(new RedisWakeUps(List.of(new FakeNode("fake:1")), 1000));
         ChannelWatch watch = new ChannelWatch(wakeUps, CHANNEL, "client:7:q3");
         watch.join();
         watch.takeSignal();

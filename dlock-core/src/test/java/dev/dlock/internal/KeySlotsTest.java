@@ -2,6 +2,7 @@ package dev.dlock.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.dlock.internal.store.LockTarget;
 import dev.dlock.testing.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
@@ -95,7 +96,7 @@ class KeySlotsTest {
             LockTarget target = LockTarget.of("dlock:", name);
             keys.add(target.key());
             keys.add(floors.of(target).key());
-            keys.add(target.queueKey());
+            keys.add(Scripts.queueKey(target));
         }
         List<Long> slots = serverSlots(keys);
         for (int i = 0; i < keys.size(); i += 3) {

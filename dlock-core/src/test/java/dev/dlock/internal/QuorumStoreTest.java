@@ -5,8 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.dlock.LockBackendException;
 import dev.dlock.NodeError;
-import java.util.ArrayList;
+import dev.dlock.internal.store.AcquireReply;
+import dev.dlock.internal.store.AcquireRequest;
+import dev.dlock.internal.store.HeldLock;
+import dev.dlock.internal.store.LockKind;
+import dev.dlock.internal.store.LockTarget;
+import dev.dlock.internal.store.Renewal;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;

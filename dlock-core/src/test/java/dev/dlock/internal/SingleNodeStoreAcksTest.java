@@ -4,6 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.dlock.LockBackendException;
+import dev.dlock.internal.store.AcquireReply;
+import dev.dlock.internal.store.AcquireRequest;
+import dev.dlock.internal.store.HeldLock;
+import dev.dlock.internal.store.LockKind;
+import dev.dlock.internal.store.LockTarget;
+import dev.dlock.internal.store.Renewal;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletionException;
@@ -32,7 +38,7 @@ class SingleNodeStoreAcksTest {
         SingleNodeStore store = store(node, false);
         assertThat(store.acquire(TARGET, LockKind.REENTRANT, request(false)).join()).isInstanceOf(AcquireReply.Granted.class);
         assertThat(node.waits()).isEmpty();
-        assertThat(store.handoffScript()).isPresent();
+        assertThat(store.handoff()).isPresent();
         // the floor key and its TTL go with every grant
         FakeNode.Call call = node.calls(LuaScript.ACQUIRE).get(0);
         assertThat(call.keys()).containsExactly("dlock:{orders}", "dlock:{orders}:queue", "dlock:{orders}:waiters",
@@ -49,7 +55,7 @@ class SingleNodeStoreAcksTest {
         assertThat(store.acquire(TARGET, LockKind.REENTRANT, request(false)).join()).isInstanceOf(AcquireReply.Granted.class);
         assertThat(node.waits()).containsExactly(List.of("dlock:{orders}", "1", "50"));
         assertThat(node.calls(LuaScript.ABANDON)).isEmpty();
-        assertThat(store.handoffScript()).as("every grant goes through a WAIT").isEmpty();
+        assertThat(store.handoff()).as("every grant goes through a WAIT").isEmpty();
     }
 
     @Test

@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.dlock.DistributedLock;
 import dev.dlock.LockClient;
+import dev.dlock.internal.store.AcquireReply;
+import dev.dlock.internal.store.LockKind;
 import dev.dlock.testing.RedisServers;
 import java.time.Duration;
 import java.util.List;
@@ -26,7 +28,7 @@ class TickerTest {
     @BeforeEach
     void startEngine() {
         Settings settings = new Settings.Builder().redisUri(redis.server().uri()).build();
-        engine = new LockEngine(settings, LettuceNodes.connect(settings, null).nodes(), List.of(), ticker);
+        engine = new LockEngine(settings, RedisStores.connecting(null), List.of(), ticker);
     }
 
     @AfterEach

@@ -6,6 +6,7 @@ import dev.dlock.LockClientBuilder;
 import java.util.function.Consumer;
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
@@ -24,7 +25,6 @@ import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
-import org.springframework.util.function.SingletonSupplier;
 
 /**
  * The {@link LockClient} bean from the {@code dlock.*} properties (else the application's
@@ -33,64 +33,73 @@ import org.springframework.util.function.SingletonSupplier;
  * <p>The client connects when the context starts: a Redis that does not answer within the
  * command timeout fails the startup with a message naming the address and where it came from.
  * The client is closed when the context closes, releasing what it holds.
+ *
+ * <p>{@code dlock.enabled=false} turns off the auto-configured client only: the advice stays and
+ * uses the application's own {@link LockClient} bean, and without one an annotated method fails
+ * the startup (it never runs unlocked).
  */
 @AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnClass(LockClient.class)
-@ConditionalOnBooleanProperty(name = "dlock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DlockProperties.class)
 @Import(DlockAutoConfiguration.AutoProxying.class)
 public class DlockAutoConfiguration {
 
-    /**
-     * The client, built from the properties and the customizers.
-     *
-     * @param properties   the {@code dlock.*} properties
-     * @param environment  for {@code spring.data.redis.*} and {@code spring.application.name}
-     * @param customizers  applied in order before the client is built
-     * @param dataRedis    the address of the application's Spring Data Redis connection details
-     * @return the connected client, closed with the context
-     * @throws IllegalStateException Redis did not answer, or an option is refused; the message
-     *                               names the address and its source
-     */
-    @Bean(destroyMethod = "close")
-    @ConditionalOnMissingBean
-    public LockClient dlockClient(DlockProperties properties, Environment environment,
-                                  ObjectProvider<LockClientBuilderCustomizer> customizers,
-                                  ObjectProvider<RedisAddressSource> dataRedis) {
-        RedisAddress address = RedisAddress.of(properties, environment, dataRedis.getIfUnique());
-        LockClientBuilder builder = LockClient.builder();
-        address.applyTo(builder);
-        set(properties.getRedlockNodeTimeout(), builder::redlockNodeTimeout);
-        set(properties.getKeyPrefix(), builder::keyPrefix);
-        set(properties.getDefaultLease(), builder::defaultLease);
-        set(properties.getCommandTimeout(), builder::commandTimeout);
-        set(properties.getWaiterTimeout(), builder::waiterTimeout);
-        set(properties.getOutageTolerance(), builder::outageTolerance);
-        set(clientName(properties, environment), builder::clientName);
-        DlockProperties.ReplicaAcks acks = properties.getReplicaAcks();
-        if (acks.getReplicas() > 0) {
-            builder.replicaAcks(acks.getReplicas(), acks.getTimeout());
-        }
-        customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
-        try {
-            return builder.build();
-        } catch (LockBackendException e) {
-            throw new RedisUnreachableException(address.describe(), e);
-        }
-    }
+    /** The auto-configured client, unless {@code dlock.enabled=false} or the application has its own. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBooleanProperty(name = "dlock.enabled", matchIfMissing = true)
+    static class Client {
 
-    private static String clientName(DlockProperties properties, Environment environment) {
-        if (properties.getClientName() != null) {
-            return properties.getClientName();
+        /**
+         * The client, built from the properties and the customizers.
+         *
+         * @param properties   the {@code dlock.*} properties
+         * @param environment  for {@code spring.data.redis.*} and {@code spring.application.name}
+         * @param customizers  applied in order before the client is built
+         * @param dataRedis    the address of the application's Spring Data Redis connection details
+         * @return the connected client, closed with the context
+         * @throws IllegalStateException Redis did not answer, or an option is refused; the message
+         *                               names the address and its source
+         */
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean
+        public LockClient dlockClient(DlockProperties properties, Environment environment,
+                                      ObjectProvider<LockClientBuilderCustomizer> customizers,
+                                      ObjectProvider<RedisAddressSource> dataRedis) {
+            RedisAddress address = RedisAddress.of(properties, environment, dataRedis.getIfUnique());
+            LockClientBuilder builder = LockClient.builder();
+            address.applyTo(builder);
+            set(properties.getRedlockNodeTimeout(), builder::redlockNodeTimeout);
+            set(properties.getKeyPrefix(), builder::keyPrefix);
+            set(properties.getDefaultLease(), builder::defaultLease);
+            set(properties.getCommandTimeout(), builder::commandTimeout);
+            set(properties.getWaiterTimeout(), builder::waiterTimeout);
+            set(properties.getOutageTolerance(), builder::outageTolerance);
+            set(clientName(properties, environment), builder::clientName);
+            DlockProperties.ReplicaAcks acks = properties.getReplicaAcks();
+            if (acks.getReplicas() > 0) {
+                builder.replicaAcks(acks.getReplicas(), acks.getTimeout());
+            }
+            customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
+            try {
+                return builder.build();
+            } catch (LockBackendException e) {
+                throw new RedisUnreachableException(address.describe(), e);
+            }
         }
-        String application = environment.getProperty("spring.application.name");
-        return application != null && !application.isBlank() && application.chars().noneMatch(Character::isWhitespace)
-                ? application : null;
-    }
 
-    private static <T> void set(T value, Consumer<T> option) {
-        if (value != null) {
-            option.accept(value);
+        private static String clientName(DlockProperties properties, Environment environment) {
+            if (properties.getClientName() != null) {
+                return properties.getClientName();
+            }
+            String application = environment.getProperty("spring.application.name");
+            return application != null && !application.isBlank() && application.chars().noneMatch(Character::isWhitespace)
+                    ? application : null;
+        }
+
+        private static <T> void set(T value, Consumer<T> option) {
+            if (value != null) {
+                option.accept(value);
+            }
         }
     }
 
@@ -108,32 +117,47 @@ public class DlockAutoConfiguration {
     }
 
     /**
+     * The client {@link WithLock} locks with: the application's {@code LockClient} bean, looked up
+     * when first needed, so creating proxies never connects.
+     *
+     * @param client the {@code LockClient} beans
+     * @param beans  to name them when there are several
+     * @return the lookup
+     */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static WithLockClient dlockWithLockClient(ObjectProvider<LockClient> client, ListableBeanFactory beans) {
+        return new WithLockClient(client, beans);
+    }
+
+    /**
      * The advisor of {@link WithLock}, ordered by {@code dlock.advice-order}.
      *
-     * @param client      looked up at the first annotated call
+     * @param client      the client lookup
      * @param methods     the parse cache
      * @param environment for {@code dlock.advice-order}
      * @return the advisor
      */
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    static WithLockAdvisor withLockAdvisor(ObjectProvider<LockClient> client,
-                                                         LockedMethods methods, Environment environment) {
+    static WithLockAdvisor withLockAdvisor(WithLockClient client, LockedMethods methods, Environment environment) {
         int order = Binder.get(environment).bind("dlock.advice-order", Integer.class)
                 .orElse(WithLockAdvisor.DEFAULT_ORDER);
-        return new WithLockAdvisor(new WithLockInterceptor(SingletonSupplier.of(client::getObject), methods), order);
+        return new WithLockAdvisor(new WithLockInterceptor(client, methods), order);
     }
 
     /**
-     * Checks every annotated method when its bean is created.
+     * Checks every annotated method when its bean is created, and that there is a client to lock
+     * with once the singletons are.
      *
      * @param methods the parse cache
+     * @param client  the client lookup
      * @return the check
      */
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    static WithLockMethodCheck withLockMethodCheck(LockedMethods methods) {
-        return new WithLockMethodCheck(methods);
+    static WithLockMethodCheck withLockMethodCheck(LockedMethods methods, WithLockClient client) {
+        return new WithLockMethodCheck(methods, client);
     }
 
     /** The application's Spring Data Redis connection details, when Spring Boot's Redis support is there. */

@@ -8,9 +8,18 @@ final class DlockFailureAnalyzer extends AbstractFailureAnalyzer<RedisUnreachabl
 
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, RedisUnreachableException cause) {
+        // no "set dlock.enabled=false" here: it is no way to start without Redis, @WithLock
+        // methods then fail the startup for want of a client
         return new FailureAnalysis("dlock could not connect to Redis at " + cause.address() + ": "
-                + cause.getCause().getMessage(),
-                "Start Redis there, or set dlock.redis-uri (or spring.data.redis.*) to a running one. To start without"
-                        + " locks, set dlock.enabled=false.", cause);
+                + cause.getCause().getMessage(), cause.action(), cause);
+    }
+
+    /** The report of {@code @WithLock} methods without a {@code LockClient} to lock with. */
+    static final class NoLockClient extends AbstractFailureAnalyzer<WithLockClient.NoLockClientException> {
+        @Override
+        protected FailureAnalysis analyze(Throwable rootFailure, WithLockClient.NoLockClientException cause) {
+            return new FailureAnalysis(cause.getMessage().substring(0, cause.getMessage().length() - cause.action().length()).trim(),
+                    cause.action(), cause);
+        }
     }
 }

@@ -2,7 +2,11 @@ package dev.dlock.spring;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
 import org.springframework.boot.convert.DurationStyle;
@@ -10,6 +14,9 @@ import org.springframework.core.env.Environment;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ExpressionParser;
 import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
 
 /**
  * One method annotated with {@link WithLock}, its annotation checked and parsed once: the
@@ -27,7 +34,8 @@ import org.springframework.expression.ParseException;
 record LockedMethod(Method method, Expression keyExpression, String source, String defaultName,
                     Duration waitTime, Duration leaseTime, WithLock.Kind kind, WithLock.OnBusy onBusy) {
 
-    static LockedMethod parse(Method method, WithLock annotation, ExpressionParser parser, Environment environment) {
+    static LockedMethod parse(Method method, WithLock annotation, ExpressionParser parser, Environment environment,
+                              String[] parameterNames) {
         String where = describe(method);
         Expression expression = null;
         if (!annotation.key().isBlank()) {
@@ -37,6 +45,7 @@ record LockedMethod(Method method, Expression keyExpression, String source, Stri
                 throw new IllegalStateException("@WithLock on " + where + ": key expression \"" + annotation.key()
                         + "\" does not parse: " + e.getMessage(), e);
             }
+            checkVariables(expression, method, parameterNames);
         }
         Duration wait = duration(annotation.waitTime(), "waitTime", where, environment, true);
         Duration lease = duration(annotation.leaseTime(), "leaseTime", where, environment, false);
@@ -54,6 +63,46 @@ record LockedMethod(Method method, Expression keyExpression, String source, Stri
         }
         return new LockedMethod(method, expression, annotation.key(), method.getDeclaringClass().getName() + "." + method.getName(),
                 wait, lease, annotation.kind(), annotation.onBusy());
+    }
+
+    /**
+     * Refuses a {@code #variable} that is no parameter of the method: SpEL would give null for it,
+     * and every call would take one lock named after "null".
+     */
+    private static void checkVariables(Expression expression, Method method, String[] parameterNames) {
+        if (!(expression instanceof SpelExpression spel)) {
+            return;
+        }
+        Set<String> known = new LinkedHashSet<>(List.of("root", "this"));
+        for (int i = 0; i < method.getParameterCount(); i++) {
+            known.add("p" + i);
+            known.add("a" + i);
+        }
+        if (parameterNames != null) {
+            known.addAll(List.of(parameterNames));
+        }
+        for (String variable : variables(spel.getAST(), new ArrayList<>())) {
+            if (!known.contains(variable)) {
+                throw new IllegalStateException("@WithLock on " + describe(method) + ": key expression \""
+                        + spel.getExpressionString() + "\" names #" + variable + ", which is no parameter of the method ("
+                        + (parameterNames == null
+                        ? "its parameter names are not in the class file: compile with -parameters, as Spring Boot's"
+                                + " build plugins do, or name them #p0, #p1, ..."
+                        : parameterNames.length == 0 ? "it has none" : "its parameters: #" + String.join(", #", parameterNames)
+                                + ", or #p0, #p1, ... by position")
+                        + "); a key from an unknown variable would be one lock for every call");
+            }
+        }
+    }
+
+    private static List<String> variables(SpelNode node, List<String> found) {
+        if (node instanceof VariableReference) {
+            found.add(node.toStringAST().substring(1));
+        }
+        for (int i = 0; i < node.getChildCount(); i++) {
+            variables(node.getChild(i), found);
+        }
+        return found;
     }
 
     private static boolean isPublisher(Class<?> type) {

@@ -12,6 +12,11 @@ import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.env.Environment;
+import org.springframework.expression.spel.ExpressionState;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.OpPlus;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 
 /**
@@ -50,7 +55,7 @@ final class LockedMethods {
             if (annotation == null) {
                 throw new IllegalStateException("no @WithLock on " + LockedMethod.describe(m));
             }
-            return LockedMethod.parse(m, annotation, parser, environment);
+            return LockedMethod.parse(m, annotation, parser, environment, parameterNames.getParameterNames(m));
         });
     }
 
@@ -64,10 +69,10 @@ final class LockedMethods {
             return locked.defaultName();
         }
         Object value;
+        MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(
+                new KeyRoot(locked.method(), args, target), locked.method(), args, parameterNames);
+        context.setBeanResolver(new BeanFactoryResolver(beanFactory));
         try {
-            MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(
-                    new KeyRoot(locked.method(), args, target), locked.method(), args, parameterNames);
-            context.setBeanResolver(new BeanFactoryResolver(beanFactory));
             value = locked.keyExpression().getValue(context);
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("@WithLock on " + LockedMethod.describe(locked.method())
@@ -78,7 +83,46 @@ final class LockedMethods {
                     + ": key expression \"" + locked.source() + "\" gave " + (value == null ? "null" : "a blank name")
                     + ", not a lock name");
         }
-        return value.toString();
+        String name = value.toString();
+        if (name.contains("null")) {
+            String nullPart = nullOperand(((SpelExpression) locked.keyExpression()).getAST(), new ExpressionState(context));
+            if (nullPart != null) {
+                throw new IllegalArgumentException("@WithLock on " + LockedMethod.describe(locked.method())
+                        + ": key expression \"" + locked.source() + "\" gave '" + name + "' because " + nullPart
+                        + " is null; a lock named after null would be one lock for every such call");
+            }
+        }
+        return name;
+    }
+
+    /**
+     * The first variable, or operand of a string concatenation, that is null in this call; null
+     * when none is. Only asked when the name holds "null", so a name like "nullable-report" costs
+     * a second look, not a failure.
+     */
+    private static String nullOperand(SpelNode node, ExpressionState state) {
+        if (node instanceof VariableReference || node.getChildCount() == 0) {
+            return node instanceof VariableReference && valueOf(node, state) == null ? node.toStringAST() : null;
+        }
+        for (int i = 0; i < node.getChildCount(); i++) {
+            SpelNode child = node.getChild(i);
+            if (node instanceof OpPlus && valueOf(child, state) == null) {
+                return child.toStringAST();
+            }
+            String inside = nullOperand(child, state);
+            if (inside != null) {
+                return inside;
+            }
+        }
+        return null;
+    }
+
+    private static Object valueOf(SpelNode node, ExpressionState state) {
+        try {
+            return node.getValue(state);
+        } catch (RuntimeException e) {
+            return "";   // an operand that fails alone is not the null this looks for
+        }
     }
 
     /**

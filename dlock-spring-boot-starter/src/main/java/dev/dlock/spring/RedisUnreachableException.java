@@ -8,14 +8,36 @@ final class RedisUnreachableException extends IllegalStateException {
 
     /** The address, without credentials, and the properties it came from. */
     private final String address;
+    /** What to do about it. */
+    private final String action;
 
     RedisUnreachableException(String address, LockBackendException cause) {
-        super("dlock could not connect to Redis at " + address + ": " + cause.getMessage()
-                + ". Start Redis there, or point dlock.redis-uri (or spring.data.redis.*) at a running one.", cause);
+        this(address, cause, actionFor(cause));
+    }
+
+    private RedisUnreachableException(String address, LockBackendException cause, String action) {
+        super("dlock could not connect to Redis at " + address + ": " + cause.getMessage() + ". " + action, cause);
         this.address = address;
+        this.action = action;
+    }
+
+    /** Redis refusing the credentials is no Redis to start: the password is what to fix. */
+    private static String actionFor(LockBackendException cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            String message = String.valueOf(t.getMessage());
+            if (message.contains("WRONGPASS") || message.contains("NOAUTH") || message.contains("invalid password")) {
+                return "Redis refused the credentials: set the user and password it expects in dlock.redis-uri"
+                        + " (redis://user:password@host:port) or in spring.data.redis.username and .password.";
+            }
+        }
+        return "Start Redis there, or set dlock.redis-uri (or spring.data.redis.*) to a running one.";
     }
 
     String address() {
         return address;
+    }
+
+    String action() {
+        return action;
     }
 }

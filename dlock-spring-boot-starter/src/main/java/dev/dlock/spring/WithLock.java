@@ -34,8 +34,12 @@ import java.lang.annotation.Target;
  * method's work was not exclusive. A release that Redis does not answer is logged; the lock then
  * expires with its lease.
  *
- * <p>The annotation works on public methods of Spring beans called through the bean (a proxy),
- * not on calls from within the same object. Methods returning {@code CompletionStage},
+ * <h2>Where it applies</h2>
+ * On public, protected and package-private methods of Spring beans called through the bean (a
+ * proxy), not on calls from within the same object. A private, static or final annotated method,
+ * which the proxy would never see, fails the startup. Without a {@code LockClient} bean to lock
+ * with, an annotated method fails the startup (or, in a bean created later, every call): it never
+ * runs unlocked. Methods returning {@code CompletionStage},
  * {@code Future} or a reactive {@code Publisher} are refused at startup: the lock would be
  * released before their work finished.
  */
@@ -51,8 +55,10 @@ public @interface WithLock {
      * {@code @bean} references. A literal name is {@code "'nightly-report'"}. Empty (the
      * default): the declaring class's full name, a dot and the method's name, e.g.
      * {@code com.example.Reports.nightly}. The expression is parsed when the bean is created, so
-     * a malformed one fails the startup; an expression that yields null or fails when evaluated
-     * throws {@link IllegalArgumentException} naming the method and the expression.
+     * a malformed one, or one naming a {@code #variable} that is no parameter, fails the startup;
+     * an expression that yields null, or a name built from a null value ({@code "acct:null"}), or
+     * that fails when evaluated, throws {@link IllegalArgumentException} naming the method and
+     * the expression.
      *
      * @return the key expression
      */

@@ -5,7 +5,6 @@ import dev.dlock.LockClient;
 import dev.dlock.LockLostException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.slf4j.Logger;
@@ -20,10 +19,10 @@ import org.springframework.aop.support.AopUtils;
 final class WithLockInterceptor implements MethodInterceptor {
     private static final Logger log = LoggerFactory.getLogger(WithLockInterceptor.class);
 
-    private final Supplier<LockClient> client;
+    private final WithLockClient client;
     private final LockedMethods methods;
 
-    WithLockInterceptor(Supplier<LockClient> client, LockedMethods methods) {
+    WithLockInterceptor(WithLockClient client, LockedMethods methods) {
         this.client = client;
         this.methods = methods;
     }
@@ -34,7 +33,7 @@ final class WithLockInterceptor implements MethodInterceptor {
         Class<?> targetClass = target != null ? AopUtils.getTargetClass(target) : invocation.getMethod().getDeclaringClass();
         LockedMethod locked = methods.get(invocation.getMethod(), targetClass);
         String name = methods.lockName(locked, target, invocation.getArguments());
-        dev.dlock.DistributedLock lock = lockOf(locked.kind(), name);
+        dev.dlock.DistributedLock lock = lockOf(client.forCall(LockedMethod.describe(locked.method())), locked.kind(), name);
         if (!acquire(lock, locked, name)) {
             return locked.skippedResult();
         }
@@ -49,8 +48,7 @@ final class WithLockInterceptor implements MethodInterceptor {
         return result;
     }
 
-    private dev.dlock.DistributedLock lockOf(WithLock.Kind kind, String name) {
-        LockClient locks = client.get();
+    private static dev.dlock.DistributedLock lockOf(LockClient locks, WithLock.Kind kind, String name) {
         return switch (kind) {
             case PLAIN -> locks.getLock(name);
             case FAIR -> locks.getFairLock(name);

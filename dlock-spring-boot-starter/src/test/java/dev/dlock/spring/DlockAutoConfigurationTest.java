@@ -184,8 +184,14 @@ class DlockAutoConfigurationTest {
                     assertThat(analysis).isNotNull();
                     assertThat(analysis.getDescription())
                             .isEqualTo("dlock could not connect to Redis at redis://127.0.0.1:1 (from dlock.redis-uri): connection refused");
-                    assertThat(analysis.getAction()).contains("dlock.redis-uri");
+                    assertThat(analysis.getAction()).contains("dlock.redis-uri").contains("Start Redis there")
+                            .as("no setting that turns locking off").doesNotContain("dlock.enabled");
                 });
+        RedisUnreachableException refused = new RedisUnreachableException("redis://127.0.0.1:1 (from dlock.redis-uri)",
+                new dev.dlock.LockBackendException("authentication failed", new IllegalStateException(
+                        "WRONGPASS invalid username-password pair or user is disabled.")));
+        assertThat(new DlockFailureAnalyzer().analyze(refused).getAction())
+                .contains("credentials").contains("spring.data.redis.username").doesNotContain("Start Redis");
     }
 
     @Test

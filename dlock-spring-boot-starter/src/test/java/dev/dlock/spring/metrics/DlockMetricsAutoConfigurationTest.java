@@ -156,11 +156,9 @@ class DlockMetricsAutoConfigurationTest {
     }
 
     @Test
-    void dlockDisabledDefinesNoMetrics() {
-        withSimpleRegistry(runner).withPropertyValues("dlock.enabled=false").run(context -> {
-            assertThat(context).doesNotHaveBean(LockClient.class).doesNotHaveBean(DlockMetrics.class);
-            assertThat(dlockMeters(context)).isEmpty();
-        });
+    void dlockDisabledWithoutAClientOfTheApplicationsFailsTheStartupOfAnAnnotatedBean() {
+        withSimpleRegistry(runner).withPropertyValues("dlock.enabled=false").run(context ->
+                assertThat(context.getStartupFailure()).hasStackTraceContaining("Reports.nightly() cannot lock"));
     }
 
     /** A job guarded by a lock. */

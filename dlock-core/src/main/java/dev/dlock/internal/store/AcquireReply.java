@@ -1,7 +1,7 @@
-package dev.dlock.internal;
+package dev.dlock.internal.store;
 
 /** What one acquire attempt on a {@link LockStore} came to. */
-interface AcquireReply {
+public interface AcquireReply {
 
     /** Held now; the lease is known valid until {@code validUntilNanos} on this process's clock. */
     record Granted(long token, int holdCount, long validUntilNanos) implements AcquireReply {
@@ -15,7 +15,7 @@ interface AcquireReply {
      */
     record Busy(long retryAfterMs, boolean split, long ticket) implements AcquireReply {
 
-        Busy(long retryAfterMs, boolean split) {
+        public Busy(long retryAfterMs, boolean split) {
             this(retryAfterMs, split, 0);
         }
     }

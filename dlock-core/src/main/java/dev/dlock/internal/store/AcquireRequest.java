@@ -1,4 +1,4 @@
-package dev.dlock.internal;
+package dev.dlock.internal.store;
 
 /**
  * One acquire attempt, as the acquire loop asks it of a {@link LockStore}.
@@ -16,11 +16,11 @@ package dev.dlock.internal;
  * @param downgradeFrom   read lock: owner id of the calling thread's write hold, else ""
  * @param permits         semaphore: the permit count the caller expects, else 0
  */
-record AcquireRequest(String owner, long leaseMs, String holder, boolean reentry, String waiterId,
+public record AcquireRequest(String owner, long leaseMs, String holder, boolean reentry, String waiterId,
                       long waiterTimeoutMs, boolean mayWait, long ticket, String downgradeFrom, int permits) {
 
     /** A request of any kind but a semaphore's. */
-    AcquireRequest(String owner, long leaseMs, String holder, boolean reentry, String waiterId, long waiterTimeoutMs,
+    public AcquireRequest(String owner, long leaseMs, String holder, boolean reentry, String waiterId, long waiterTimeoutMs,
                    boolean mayWait, long ticket, String downgradeFrom) {
         this(owner, leaseMs, holder, reentry, waiterId, waiterTimeoutMs, mayWait, ticket, downgradeFrom, 0);
     }

@@ -1,4 +1,4 @@
-package dev.dlock.internal;
+package dev.dlock.internal.store;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -7,36 +7,23 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Every live hold of a name, as inspect_holds.lua reads it: the exclusive holder, each reader and
+ * Every live hold of a name: the exclusive holder, each reader and
  * each semaphore permit; {@code permits} is the semaphore's permit count, 0 when the name is not a
  * semaphore.
  */
-record LockHolds(int permits, List<HoldState> holds) {
+public record LockHolds(int permits, List<HoldState> holds) {
 
     /** One hold; {@code shared}: a reader or a permit. */
-    record HoldState(String owner, int holdCount, long token, String holder, long pttlMs, boolean shared) {
+    public record HoldState(String owner, int holdCount, long token, String holder, long pttlMs, boolean shared) {
     }
 
-    private static final int FIELDS_PER_HOLD = 6;
-
-    /** inspect_holds.lua's reply; see its header. Holds sorted by token. */
-    static LockHolds parse(List<?> reply) {
-        List<HoldState> holds = new ArrayList<>();
-        for (int i = 1; i + FIELDS_PER_HOLD <= reply.size(); i += FIELDS_PER_HOLD) {
-            holds.add(new HoldState(String.valueOf(reply.get(i)), ((Long) reply.get(i + 1)).intValue(),
-                    Long.parseLong(String.valueOf(reply.get(i + 2))), String.valueOf(reply.get(i + 3)),
-                    (Long) reply.get(i + 4), (Long) reply.get(i + 5) == 1));
-        }
-        holds.sort(Comparator.comparingLong(HoldState::token));
-        return new LockHolds(((Long) reply.get(0)).intValue(), holds);
-    }
 
     /**
      * Redlock's view of the nodes' holds (null for a node that failed): each hold whose owner has a
      * copy on a quorum of the nodes, with the largest token, the largest count and the shortest
      * lease left; the largest permit count any node stores.
      */
-    static LockHolds heldByQuorum(List<LockHolds> nodes, int quorum) {
+    public static LockHolds heldByQuorum(List<LockHolds> nodes, int quorum) {
         Map<String, List<HoldState>> byOwner = new HashMap<>();
         int permits = 0;
         for (LockHolds node : nodes) {

@@ -1,4 +1,4 @@
-package dev.dlock.internal;
+package dev.dlock.internal.store;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -9,11 +9,11 @@ import java.util.Map;
  * A lock's raw state as a store reads it; {@code owner} is null when free. {@code heldMs} is how
  * long the hold has lasted by the server's clock (see inspect.lua).
  */
-record LockState(String owner, int holdCount, long token, String holder, long pttlMs, long heldMs) {
+public record LockState(String owner, int holdCount, long token, String holder, long pttlMs, long heldMs) {
 
-    static final LockState FREE = new LockState(null, 0, 0, "", 0, 0);
+    public static final LockState FREE = new LockState(null, 0, 0, "", 0, 0);
 
-    boolean isHeld() {
+    public boolean isHeld() {
         return owner != null;
     }
 
@@ -23,7 +23,7 @@ record LockState(String owner, int holdCount, long token, String holder, long pt
      * of the copies' hold times (each read on its node's clock, so one clock far off does not
      * decide); else free.
      */
-    static LockState heldByQuorum(List<LockState> states, int quorum) {
+    public static LockState heldByQuorum(List<LockState> states, int quorum) {
         Map<String, List<LockState>> byOwner = new HashMap<>();
         for (LockState state : states) {
             if (state != null && state.isHeld()) {

@@ -1,15 +1,15 @@
-package dev.dlock.internal;
+package dev.dlock.internal.store;
 
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A store's optional capability (one Redis only; over Redlock a release is always a release): the
- * last release of a reentrant hold passes the lock straight to the first queued waiter of another
- * client, or else to a waiter of the same client, in the same script (handoff.lua). See
- * {@link LockStore#handoffScript()}. Where a store has it, the reentrant lock's waiters are queued
- * in Redis ({@link LocalHandoff#queuesWaiters}).
+ * A store's optional capability (one Redis: handoff.lua; over Redlock a release is always a
+ * release): the last release of a reentrant hold passes the lock straight to the first queued
+ * waiter of another client, or else to a waiter of the same client, in one step. See
+ * {@link LockStore#handoff()}. Where a store has it, the reentrant lock's waiters are queued in
+ * the store, so a release can hand the lock to the first of them.
  */
-interface HandoffScript {
+public interface StoreHandoff {
 
     /**
      * The last release of a reentrant hold whose client has a waiter parked on the lock: the lock
@@ -22,7 +22,7 @@ interface HandoffScript {
     CompletableFuture<Reply> handOff(LockTarget target, String fromOwner, int ownSubscriptions, String toOwner,
                                      long leaseMs, String toWaiterId);
 
-    /** Where handoff.lua put the lock. */
+    /** Where the handoff put the lock. */
     enum Outcome {
         /** To the client's own parked waiter: {@link Reply#grant()} is its grant. */
         HANDED_TO_OWN_WAITER,
@@ -35,9 +35,9 @@ interface HandoffScript {
     }
 
     /**
-     * handoff.lua's outcome: the own waiter's grant when it was handed to it; the queued waiter's
+     * The handoff's outcome: the own waiter's grant when it was handed to it; the queued waiter's
      * id when it was handed to one (else "").
      */
-    record Reply(AcquireReply.Granted grant, Outcome outcome, String queuedWaiter) {
+    public record Reply(AcquireReply.Granted grant, Outcome outcome, String queuedWaiter) {
     }
 }

@@ -1,4 +1,4 @@
-package dev.dlock.internal;
+package dev.dlock.internal.store;
 
 /**
  * What a store needs to know of a hold to renew it or put it back on a node: an immutable
@@ -7,5 +7,5 @@ package dev.dlock.internal;
  * @param count  the hold count at the snapshot (at least 1)
  * @param holder the holder description stored for inspection
  */
-record HeldLock(LockTarget target, LockKind kind, String owner, long token, int count, String holder) {
+public record HeldLock(LockTarget target, LockKind kind, String owner, long token, int count, String holder) {
 }

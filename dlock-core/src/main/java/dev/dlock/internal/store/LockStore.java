@@ -1,0 +1,109 @@
+package dev.dlock.internal.store;
+
+import dev.dlock.LockHolder;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Where locks live, in the terms of locks: acquire, release, abandon, leave the queue, renew a
+ * batch, force-release, inspect, list by name pattern, count the waiting clients, keep the
+ * client's record, and a source of wake-ups to subscribe to. The acquire loop, the watchdog, the
+ * handoff, the inspector and the lock types talk to this interface only, so every lock type works
+ * on every store (one Redis, a Redlock quorum, a Cluster, memory). A store is opened by its
+ * {@link StoreFactory}, chosen in one place: the client's builder.
+ *
+ * <p>Every kind's acquire answers like the reentrant lock's (see {@link AcquireReply}) and its
+ * release with the holds left ({@code > 0}), 0 when freed, -1 when the caller no longer owns it.
+ * A release that frees a lock tells its waiters on the lock's channel ({@link LockTarget#channel()}):
+ * a message naming a waiter ("token:waiterId") wakes that waiter alone, any other wakes them all,
+ * and two equal messages in a row count once. A forced release tells each holder's client on its
+ * channel ({@link WakeUpSource#clientChannel}) with "key\towner".
+ *
+ * <p>Futures fail with {@link dev.dlock.LockBackendException} whose message says what is known:
+ * which server failed how, and whether the outcome is unknown; the same is carried as data
+ * ({@link dev.dlock.LockBackendException#nodeErrors()}).
+ */
+public interface LockStore extends AutoCloseable {
+
+    /** Where the locks live, for messages (addresses without credentials). */
+    String describe();
+
+    /** Release messages and client notices of this store, for the client's waiters. */
+    WakeUpSource wakeUps();
+
+    /**
+     * Whether grants are decided by a quorum of independent servers (Redlock): a grant is then
+     * valid for less than its lease (see {@link #validUntilNanos}), a waiter granted by a majority
+     * may still be queued on the others, and a release is always a release (no handoff).
+     */
+    default boolean isQuorum() {
+        return false;
+    }
+
+    /**
+     * One attempt of the given kind. When its outcome is unknown (timeout) the store has already
+     * sent a best-effort release of a fresh attempt before failing the future.
+     */
+    CompletableFuture<AcquireReply> acquire(LockTarget target, LockKind kind, AcquireRequest request);
+
+    /** Gives back one hold: holds left ({@code > 0}), 0 when freed, -1 when the caller no longer owns it. */
+    CompletableFuture<Long> release(LockTarget target, LockKind kind, String owner, long token);
+
+    /** The handoff of a release to a waiter in one step, where this store can; empty where a release is always a release. */
+    default Optional<StoreHandoff> handoff() {
+        return Optional.empty();
+    }
+
+    /** Best effort: drops every hold of the owner. Never fails. */
+    CompletableFuture<Void> abandon(LockTarget target, LockKind kind, String owner);
+
+    /**
+     * Best effort: a waiter of a queued kind stops waiting, so its place in the queue (or its
+     * waiting mark) goes at once instead of lapsing after the waiter timeout. Never fails.
+     */
+    CompletableFuture<Void> leave(LockTarget target, LockKind kind, String waiterId);
+
+    /** Frees the lock whoever holds it, whatever its kind: true when it was held. */
+    CompletableFuture<Boolean> forceRelease(LockTarget target);
+
+    /** Extends the leases of the holds (of any kinds), all in as few round trips as possible. */
+    CompletableFuture<Renewal[]> renew(List<HeldLock> holds, long leaseMs);
+
+    /** The lock's state as the kind sees it (a read lock: its readers; a write lock: its writer). */
+    CompletableFuture<LockState> inspect(LockTarget target, LockKind kind);
+
+    /** Every live hold of the name, of any kind (a Redlock: each hold a quorum of the nodes has). */
+    CompletableFuture<LockHolds> holds(LockTarget target);
+
+    /**
+     * The names of the locks under this client's key prefix whose name matches the glob
+     * ({@code *}, {@code ?}, {@code [..]}), held or with waiters, from every reachable server.
+     */
+    CompletableFuture<List<String>> lockNames(String namePattern);
+
+    /** Clients waiting for the lock, each counted once (on a quorum: the most any server reports). */
+    CompletableFuture<Long> waitingCount(LockTarget target);
+
+    /**
+     * Best effort, never fails: writes the client's record ({@link ClientRecordEntry}), ahead of
+     * the store operations issued after it; done when every server answered or failed.
+     */
+    CompletableFuture<Void> writeClientRecord(ClientRecordEntry entry);
+
+    /** Best effort, never fails: the client closes, its record goes. */
+    CompletableFuture<Void> dropClientRecord(String clientId);
+
+    /**
+     * Who the thread of the client is, from the client's record: empty when no server has the
+     * record or none answers. The holder's thread is the recorded name of {@code threadId}, else
+     * the id itself.
+     */
+    CompletableFuture<Optional<LockHolder>> readClientRecord(String clientId, String threadId);
+
+    /** The validity left of a grant made at {@code startNanos} for {@code leaseMs}. */
+    long validUntilNanos(long startNanos, long leaseMs);
+
+    @Override
+    void close();
+}
