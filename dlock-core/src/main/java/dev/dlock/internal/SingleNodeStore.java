@@ -43,6 +43,7 @@ final class SingleNodeStore implements LockStore, StoreHandoff {
     private final RedisRecords records;
     private final RedisWakeUps wakeUps;
     private final Runnable afterClose;
+    private final CleanupFailures cleanupFailures;
 
     /**
      * @param ticker        the clock of grant validities
@@ -56,6 +57,7 @@ final class SingleNodeStore implements LockStore, StoreHandoff {
     SingleNodeStore(RedisNode node, Settings settings, Ticker ticker, boolean perSlotFloors, Runnable afterClose) {
         this.node = node;
         this.afterClose = afterClose;
+        this.cleanupFailures = new CleanupFailures(LOG, node.address());
         this.records = new RedisRecords(settings.keyPrefix());
         this.wakeUps = new RedisWakeUps(List.of(node), settings.commandTimeout().toMillis());
         this.commandTimeoutMs = settings.commandTimeout().toMillis();
@@ -82,6 +84,7 @@ final class SingleNodeStore implements LockStore, StoreHandoff {
                     if (error != null) {
                         throw failedAcquire(target, kind, request, error);
                     }
+                    cleanupFailures.answered();
                     return Replies.acquire((List<?>) fields, validUntilNanos(startNanos, request.leaseMs()));
                 });
         if (!replicaAcks.enabled()) {
@@ -175,7 +178,9 @@ final class SingleNodeStore implements LockStore, StoreHandoff {
 
     @Override
     public CompletableFuture<Void> abandon(LockTarget target, LockKind kind, String owner) {
-        return bestEffort(KindScripts.abandon(kind, target, owner, floors.of(target), null), target, "release");
+        return bestEffort(KindScripts.abandon(kind, target, owner, floors.of(target), null), target,
+                // also after an acquire whose outcome is unknown: it may never have held
+                "clean up what this client may hold of");
     }
 
     @Override
@@ -187,8 +192,9 @@ final class SingleNodeStore implements LockStore, StoreHandoff {
     private CompletableFuture<Void> bestEffort(ScriptCall call, LockTarget target, String what) {
         return call.on(node).handle((reply, error) -> {
             if (error != null) {
-                LOG.warn("could not {} lock '{}' on {}; its lease or deadline frees it: {}", what, target.name(),
-                        node.address(), Failures.unwrap(error).toString());
+                cleanupFailures.failed(what, target.name(), Failures.unwrap(error));
+            } else {
+                cleanupFailures.answered();
             }
             return null;
         });
@@ -213,9 +219,13 @@ final class SingleNodeStore implements LockStore, StoreHandoff {
             bySlot.computeIfAbsent(node.slot(holds.get(i).target().key()), slot -> new ArrayList<>()).add(i);
         }
         List<CompletableFuture<Void>> calls = new ArrayList<>();
+        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
         for (List<Integer> indexes : bySlot.values()) {
             List<HeldLock> batch = indexes.stream().map(holds::get).toList();
             calls.add(acknowledgedRenewals(batch, Replies.renewOn(node, batch, leaseMs)).handle((renewed, error) -> {
+                if (error != null) {
+                    failures.add(error);
+                }
                 for (int j = 0; j < indexes.size(); j++) {
                     outcome[indexes.get(j)] = error != null ? Renewal.UNKNOWN
                             : renewed[j] == 1 ? Renewal.RENEWED : Renewal.GONE;
@@ -223,7 +233,14 @@ final class SingleNodeStore implements LockStore, StoreHandoff {
                 return null;
             }));
         }
-        return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).thenApply(done -> outcome);
+        return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).thenApply(done -> {
+            if (failures.size() == calls.size()) {
+                // nothing renewed: the holders are told why (a Cluster's slots that answered count as renewed)
+                throw new java.util.concurrent.CompletionException(Failures.asNodeFailure(node, failures.get(0),
+                        commandTimeoutMs));
+            }
+            return outcome;
+        });
     }
 
     /**
@@ -294,6 +311,9 @@ final class SingleNodeStore implements LockStore, StoreHandoff {
     @Override
     public CompletableFuture<List<String>> lockNames(String namePattern) {
         return node.scan(records.keyPattern(namePattern)).handle((keys, error) -> {
+            if (Failures.unwrap(error) instanceof IncompleteScan incomplete) {
+                throw incomplete.found(records.names(incomplete.found()));
+            }
             if (error != null) {
                 NodeFailure failure = Failures.asNodeFailure(node, error, commandTimeoutMs);
                 NodeError described = failure.toNodeError();

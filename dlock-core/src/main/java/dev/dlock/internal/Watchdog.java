@@ -163,7 +163,8 @@ final class Watchdog {
     private void lostUnrenewed(Hold hold, Throwable error) {
         if (holds.remove(hold)) {
             losses.lost(hold, LossCause.BACKEND_UNREACHABLE, "its lease could not be renewed before it ran out"
-                    + (error != null ? ": " + Failures.unwrap(error).getMessage() : " (no quorum answered)"));
+                    + (error != null ? ": " + Failures.unwrap(error).getMessage()
+                    : store instanceof QuorumStore ? " (no quorum answered)" : " (Redis did not confirm a renewal)"));
         }
     }
 }
