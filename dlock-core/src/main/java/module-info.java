@@ -14,4 +14,7 @@ module dev.dlock {
     requires org.slf4j;
     // Lettuce announces Cluster topology changes on its event bus, a Reactor Flux
     requires reactor.core;
+    // the PostgreSQL backend: a DataSource in the API, PgJDBC (LISTEN/NOTIFY) only when it is used
+    requires transitive java.sql;
+    requires static org.postgresql.jdbc;
 }

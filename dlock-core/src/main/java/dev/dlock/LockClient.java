@@ -200,11 +200,14 @@ public final class LockClient implements AutoCloseable {
      * {@code [abc]}), sorted by name. Walks the keyspace with SCAN, so it does not block Redis, but
      * it costs a round trip per matching lock: meant for operators and dashboards, not hot paths.
      * Over Redlock the keys are gathered from every node that answers; it fails only when none does.
+     * On a Redis Cluster every master that serves slots is walked; when some fail and others answer,
+     * {@link LockListIncompleteException} carries the locks of those that answered and names the others.
      *
      * @param namePattern glob over lock names (not keys: without the key prefix); {@code "*"} for all
      * @return the held locks, each with its holder, hold count, lease left, fencing token and
      *         waiting clients; empty when none matches
      * @throws IllegalArgumentException {@code namePattern} is null or empty
+     * @throws LockListIncompleteException on a Redis Cluster, some masters failed and others answered
      * @throws LockBackendException     Redis did not answer within the command timeout or
      *                                  answered with an error (Redlock: no node answered), or the
      *                                  calling thread was interrupted (its interrupt flag is set
@@ -222,6 +225,10 @@ public final class LockClient implements AutoCloseable {
             throw new LockBackendException("interrupted while listing locks", e);
         } catch (java.util.concurrent.ExecutionException e) {
             Throwable cause = e.getCause() instanceof java.util.concurrent.CompletionException c ? c.getCause() : e.getCause();
+            if (cause instanceof LockListIncompleteException incomplete) {
+                throw new LockListIncompleteException(incomplete.getMessage(), incomplete, incomplete.listed(),
+                        incomplete.nodeErrors());
+            }
             throw cause instanceof LockBackendException b
                     ? new LockBackendException(b.getMessage(), b, b.lockName().orElse(null), b.nodeErrors())
                     : new LockBackendException(String.valueOf(cause), cause);

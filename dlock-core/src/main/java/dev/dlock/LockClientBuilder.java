@@ -5,11 +5,13 @@ import dev.dlock.internal.lettuce.LettuceNodes;
 import dev.dlock.internal.lettuce.RedisStores;
 import dev.dlock.internal.memory.MemoryStores;
 import dev.dlock.internal.settings.Settings;
+import dev.dlock.internal.postgres.PostgresStores;
 import dev.dlock.internal.store.StoreFactory;
 import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import javax.sql.DataSource;
 
 /**
  * Builds a {@link LockClient}; {@link LockClient#builder()} gives one. Each setter checks its value at once (an
@@ -21,6 +23,9 @@ public final class LockClientBuilder {
     private final Settings.Builder settings = new Settings.Builder();
     /** The backend: Redis unless another store is chosen. */
     private StoreFactory stores;
+    private DataSource postgresDataSource;
+    private String postgresUrl;
+    private PostgresStores.Options postgresOptions = PostgresStores.Options.DEFAULTS;
     private ClientResources clientResources;
     private final List<LockListener> listeners = new ArrayList<>();
     private final List<LockObserver> observers = new ArrayList<>();
@@ -66,6 +71,89 @@ public final class LockClientBuilder {
     public LockClientBuilder inMemory() {
         settings.store("inMemory");
         stores = MemoryStores.inThisJvm();
+        return this;
+    }
+
+    /**
+     * Keeps the locks in PostgreSQL, on connections from the application's pool (for example
+     * HikariCP): every lock kind, lease, watchdog renewal, fencing token, fair queue, handoff and
+     * loss notice works as on Redis, with leases judged on the database's clock. dlock's tables and
+     * functions are created on first use unless {@link #postgresCreateSchema(boolean)} says not
+     * to; the client keeps one connection of the pool for LISTEN. Needs the PostgreSQL JDBC driver
+     * ({@code org.postgresql:postgresql}). Excludes every Redis option; see docs/deployments.md.
+     *
+     * @param dataSource the application's DataSource of a PostgreSQL database
+     * @return this builder
+     * @throws IllegalArgumentException the DataSource is null
+     * @throws IllegalStateException    a store is set already
+     */
+    public LockClientBuilder postgres(DataSource dataSource) {
+        if (dataSource == null) {
+            throw new IllegalArgumentException("postgres: the DataSource must not be null");
+        }
+        settings.store("postgres");
+        postgresDataSource = dataSource;
+        return this;
+    }
+
+    /**
+     * Like {@link #postgres(DataSource)}, on connections of the client's own (at most 9) to
+     * {@code jdbc:postgresql://host[:port]/database?user=...&password=...} (also
+     * {@code postgresql://...} or {@code postgres://...}; any PgJDBC parameter may follow).
+     *
+     * @param url the database's URL
+     * @return this builder
+     * @throws IllegalArgumentException the URL is not a PostgreSQL URL; the message quotes it
+     *                                  without credentials
+     * @throws IllegalStateException    a store is set already, or the JDBC driver is missing
+     */
+    public LockClientBuilder postgres(String url) {
+        String jdbcUrl = PostgresStores.jdbcUrl(url);
+        settings.store("postgres");
+        postgresUrl = jdbcUrl;
+        return this;
+    }
+
+    /**
+     * PostgreSQL only: the schema of dlock's tables and functions. Default {@code public}.
+     *
+     * @param schema the schema's name, as it is (not folded to lower case)
+     * @return this builder
+     * @throws IllegalArgumentException the name is null or blank
+     */
+    public LockClientBuilder postgresSchema(String schema) {
+        postgresOptions = new PostgresStores.Options(schema, postgresOptions.createSchema(), postgresOptions.wakeUps(),
+                postgresOptions.pollInterval(), postgresOptions.connections());
+        return this;
+    }
+
+    /**
+     * PostgreSQL only: whether {@link #build()} creates dlock's tables and functions when they are
+     * missing (default true). With false, a missing schema fails the build naming the SQL file to
+     * run ({@code dev/dlock/postgres/V1__dlock.sql}, for Flyway or Liquibase).
+     *
+     * @param create whether to create the schema on first use
+     * @return this builder
+     */
+    public LockClientBuilder postgresCreateSchema(boolean create) {
+        postgresOptions = new PostgresStores.Options(postgresOptions.schema(), create, postgresOptions.wakeUps(),
+                postgresOptions.pollInterval(), postgresOptions.connections());
+        return this;
+    }
+
+    /**
+     * PostgreSQL only: waiters poll at this interval instead of listening for NOTIFY, as behind
+     * PgBouncer in transaction pooling (where LISTEN does not work; the client also finds that out
+     * by itself at start, and then polls every 100 ms). A handoff then reaches its waiter within
+     * one interval, and a forced release is noticed at the next renewal.
+     *
+     * @param interval how often a waiter asks again, at least 1 ms
+     * @return this builder
+     * @throws IllegalArgumentException the interval is null or shorter than 1 ms
+     */
+    public LockClientBuilder postgresPolling(Duration interval) {
+        postgresOptions = new PostgresStores.Options(postgresOptions.schema(), postgresOptions.createSchema(),
+                PostgresStores.WakeUps.POLL, interval, postgresOptions.connections());
         return this;
     }
 
@@ -429,7 +517,12 @@ public final class LockClientBuilder {
      */
     public LockClient build() {
         Settings built = settings.build();
-        StoreFactory chosen = stores != null ? stores : RedisStores.connecting(clientResources);
+        if (postgresDataSource == null && postgresUrl == null && postgresOptions != PostgresStores.Options.DEFAULTS) {
+            throw new IllegalStateException("postgresSchema, postgresCreateSchema and postgresPolling need postgres(...)");
+        }
+        StoreFactory chosen = postgresDataSource != null ? PostgresStores.dataSource(postgresDataSource, postgresOptions)
+                : postgresUrl != null ? PostgresStores.url(postgresUrl, postgresOptions)
+                : stores != null ? stores : RedisStores.connecting(clientResources);
         return new LockClient(LockEngine.start(built, chosen, listeners, observers));
     }
 }

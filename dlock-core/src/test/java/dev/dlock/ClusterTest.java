@@ -424,4 +424,33 @@ class ClusterTest {
         System.out.printf("Cluster failover: waiter woken on the promoted master %d ms after the release (lease 60 s)%n",
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - releasedAt));
     }
+
+    @Test
+    @Order(8)
+    void afterAFailoverListingWalksTheMastersThatServeSlotsAndNamesAMasterThatFails() throws Exception {
+        // Runs after the failover test: its killed master stays in the node table, failed and without slots.
+        Map<RedisServer, String> names = namePerMaster("listed-");
+        LockClient holder = client(onCluster());
+        for (String name : names.values()) {
+            assertThat(holder.getLock(name).tryLock(Duration.ZERO, Duration.ofSeconds(60))).isTrue();
+        }
+        LockClient fresh = client(onCluster().commandTimeout(Duration.ofMillis(500)));
+        assertThat(fresh.listLocks("listed-*")).extracting(LockInfo::name)
+                .containsExactlyInAnyOrderElementsOf(names.values());
+
+        // A master that does not answer (paused: no failover follows) is named; the others' locks are listed.
+        RedisServer paused = names.keySet().iterator().next();
+        paused.command("CLIENT", "PAUSE", "3000", "ALL");
+        Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(() -> fresh.listLocks("listed-*"));
+        assertThat(thrown).as("listing while %s is paused", paused).isInstanceOf(LockListIncompleteException.class);
+        LockListIncompleteException incomplete = (LockListIncompleteException) thrown;
+        assertThat(incomplete.nodeErrors()).extracting(NodeError::address)
+                .containsExactly("redis://127.0.0.1:" + paused.port());
+        assertThat(incomplete.getMessage()).startsWith("list incomplete: 1 of 3 masters failed (redis://127.0.0.1:"
+                + paused.port() + ": timed out after 500 ms");
+        assertThat(incomplete.listed()).extracting(LockInfo::name).containsExactlyInAnyOrderElementsOf(
+                names.entrySet().stream().filter(e -> e.getKey() != paused).map(Map.Entry::getValue).toList());
+        await().atMost(FAILOVER_BOUND).ignoreExceptions()
+                .until(() -> fresh.listLocks("listed-*").size() == names.size());
+    }
 }

@@ -28,4 +28,22 @@ class LeaseLossTest {
         await().pollInSameThread().atMost(Duration.ofSeconds(5)).until(() -> !lock.isHeldByCurrentThread());
         assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
     }
+
+    @Test
+    void aHoldLostOnAPausedRedisIsReportedWithRedisFailureNotAQuorum() throws Exception {
+        CompletableFuture<LockLostException> told = new CompletableFuture<>();
+        LockClient holder = servers.newClient(builder -> builder
+                .defaultLease(Duration.ofSeconds(2)).commandTimeout(Duration.ofMillis(500))
+                .listener(told::complete));
+        DistributedLock lock = holder.getLock("unrenewed");
+        lock.lock();
+        servers.server().pause();
+        try {
+            String message = told.get(10, TimeUnit.SECONDS).getMessage();
+            assertThat(message).contains("its lease could not be renewed before it ran out: ")
+                    .contains("timed out after 500 ms").doesNotContain("quorum");
+        } finally {
+            servers.server().resume();
+        }
+    }
 }

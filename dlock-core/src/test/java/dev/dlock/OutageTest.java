@@ -60,7 +60,7 @@ class OutageTest {
             long start = System.nanoTime();
             assertThatThrownBy(() -> lock.tryLock(2, TimeUnit.SECONDS))
                     .isInstanceOf(LockBackendException.class)
-                    .hasMessageContaining("Redis unreachable for the whole wait of 2 s; last failure: ")
+                    .hasMessageContaining("Redis unreachable for the whole wait of 2.0 s; last failure: ")
                     .hasMessageContaining(servers.server().uri())
                     .cause().isInstanceOf(LockBackendException.class).hasMessageContaining("outage-long");
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofSeconds(2));

@@ -279,7 +279,7 @@ class RedlockTest {
         await().atMost(Duration.ofMillis(2000 + 500 + 1000)).until(waiting::isDone);
         assertThatThrownBy(waiting::get).isInstanceOf(ExecutionException.class)
                 .cause().isInstanceOf(LockBackendException.class)
-                .hasMessageContaining("of the wait of 2 s")
+                .hasMessageContaining("of the wait of 2.0 s")
                 .hasMessageContaining("no quorum reachable")
                 .hasMessageContaining(dead.get(0).uri())
                 .hasMessageContaining(dead.get(1).uri())

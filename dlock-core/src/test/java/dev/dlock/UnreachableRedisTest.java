@@ -35,7 +35,7 @@ class UnreachableRedisTest {
                 .hasMessageContaining(servers.server().uri());
         assertThatThrownBy(() -> lock.tryLock(Duration.ofSeconds(1), Duration.ofSeconds(5)))
                 .isInstanceOf(LockBackendException.class)
-                .hasMessageContaining("Redis unreachable for the whole wait of 1 s")
+                .hasMessageContaining("Redis unreachable for the whole wait of 1.0 s")
                 .hasCauseInstanceOf(LockBackendException.class);
     }
 
@@ -57,7 +57,7 @@ class UnreachableRedisTest {
         servers.server().pause();
         assertThatThrownBy(lock::lock)
                 .isInstanceOf(LockBackendException.class)
-                .hasMessageContaining("outage tolerance of 1 s")
+                .hasMessageContaining("outage tolerance of 1.0 s")
                 .hasMessageContaining("outcome unknown")
                 .hasMessageContaining("timed out after 300 ms");
         servers.server().resume();

@@ -192,7 +192,22 @@ public final class DlockCommand implements Runnable {
 
     /** A client for the options' topology; exits with a one-line error when Redis is not there. */
     public LockClient connect(Duration commandTimeout) {
-        return clientBuilder().commandTimeout(commandTimeout).build();
+        return build(clientBuilder().commandTimeout(commandTimeout));
+    }
+
+    /**
+     * Builds the client; what the builder refuses on connecting (Redlock URLs that turn out to name
+     * one server) is bad input.
+     *
+     * @throws UsageException the builder refused its settings
+     */
+    static LockClient build(LockClientBuilder builder) {
+        try {
+            return builder.build();
+        } catch (IllegalArgumentException e) {
+            String message = String.valueOf(e.getMessage());
+            throw new UsageException(message.startsWith("redlockNodes") ? "--redlock: " + message : message, e);
+        }
     }
 
     private LockClientBuilder withPrefix(LockClientBuilder builder) {

@@ -261,7 +261,7 @@ public final class ExecCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new UsageException("--lease: " + e.getMessage(), e);
         }
-        return builder.commandTimeout(commandTimeout).clientName(clientName()).build();
+        return DlockCommand.build(builder.commandTimeout(commandTimeout).clientName(clientName()));
     }
 
     /** Recorded with the hold, so that 'dlock status' tells which command holds the lock. */

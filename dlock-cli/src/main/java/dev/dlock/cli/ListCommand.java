@@ -2,6 +2,7 @@ package dev.dlock.cli;
 
 import dev.dlock.LockClient;
 import dev.dlock.LockInfo;
+import dev.dlock.LockListIncompleteException;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -19,7 +20,9 @@ import picocli.CommandLine.Spec;
                 + "been held, lease left and waiting clients: one row per holder (each permit of a semaphore, "
                 + "each reader of a read-write lock).",
                 "Walks the keyspace with SCAN (Redis is not blocked) and reads each lock: meant for "
-                        + "people and scripts, not hot paths. Exits 0, also when nothing is held."})
+                        + "people and scripts, not hot paths. Exits 0, also when nothing is held.",
+                "On a Redis Cluster every master that serves slots is walked; when some of them fail, the locks "
+                        + "of the others are printed, the failed masters are named on stderr and the exit code is 69."})
 public final class ListCommand implements Callable<Integer> {
 
     @ParentCommand
@@ -44,16 +47,24 @@ public final class ListCommand implements Callable<Integer> {
                 locks = client.listLocks(pattern);
             } catch (IllegalArgumentException e) {
                 throw new UsageException("bad pattern: " + e.getMessage(), e);
+            } catch (LockListIncompleteException incomplete) {
+                // what the masters that answered hold is shown; the error names the others, and the exit code says so
+                print(out, incomplete.listed());
+                throw incomplete;
             }
-            if (json) {
-                out.println(LockInfoView.toJson(locks.stream().map(LockInfoView::json).toList()));
-            } else if (locks.isEmpty()) {
-                out.println(LockInfoView.noneMatches(pattern));
-            } else {
-                LockInfoView.table(locks).forEach(out::println);
-            }
-            out.flush();
+            print(out, locks);
             return ExitCodes.OK;
         }
+    }
+
+    private void print(PrintWriter out, List<LockInfo> locks) {
+        if (json) {
+            out.println(LockInfoView.toJson(locks.stream().map(LockInfoView::json).toList()));
+        } else if (locks.isEmpty()) {
+            out.println(LockInfoView.noneMatches(pattern));
+        } else {
+            LockInfoView.table(locks).forEach(out::println);
+        }
+        out.flush();
     }
 }

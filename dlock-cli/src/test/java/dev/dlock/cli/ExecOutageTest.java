@@ -85,7 +85,7 @@ class ExecOutageTest {
 
         assertThat(result.exitCode()).as(result.toString()).isEqualTo(ExitCodes.REDIS_UNAVAILABLE);
         assertThat(result.stderrLines()).as(result.toString()).hasSize(1);
-        assertThat(result.stderr()).contains("Redis unreachable for the whole wait of 2",
+        assertThat(result.stderr()).contains("Redis unreachable for the whole wait of 2.0 s",
                 "cannot connect to Redis at " + url);
         assertThat(tookMs).as("gave up after the wait, not before").isGreaterThanOrEqualTo(2000);
     }

@@ -46,6 +46,19 @@ class RedlockCliTest extends TopologyCliContract {
                 .isLessThan(holders + 1_000_000);
     }
 
+    /** The issue of textual checks: two names of one server with the third node down made a "quorum". */
+    @Test
+    void twoUrlsOfOneServerAreBadInputEvenWithTheThirdNodeDown() {
+        int port = masters.get(0).port();
+        masters.get(2).kill();
+        Cli.Result exec = Cli.run("--redlock", "redis://127.0.0.1:" + port + ",redis://localhost:" + port + ","
+                + masters.get(2).uri(), "exec", "--wait", "2s", "one-server", "--", "true");
+        assertThat(exec.exitCode()).as(exec.toString()).isEqualTo(2);
+        assertThat(exec.stderr()).startsWith("dlock: --redlock: redlockNodes must be distinct servers: ")
+                .contains("localhost:" + port).contains("run_id");
+        assertThat(masters.get(0).keys("dlock:{one-server}*")).isEmpty();
+    }
+
     @Test
     void forcedReleaseOfALibraryHolderFreesEveryNode() {
         try (LockClient holder = LockClient.builder().redlockNodes(masters.uris().toArray(String[]::new))

@@ -148,8 +148,12 @@ public final class RedisClusterGroup implements AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             for (RedisServer replica : replicas) {
-                if (RedisSentinelGroup.role(replica).equals("master") && allLiveNodesOk()) {
-                    return replica;
+                try {
+                    if (RedisSentinelGroup.role(replica).equals("master") && allLiveNodesOk()) {
+                        return replica;
+                    }
+                } catch (java.io.UncheckedIOException slow) {
+                    // a node busy with the failover (or a loaded machine) may answer a probe late: ask again
                 }
             }
             if (System.nanoTime() - deadline >= 0) {

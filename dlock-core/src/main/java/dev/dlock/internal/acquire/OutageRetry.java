@@ -128,8 +128,17 @@ public final class OutageRetry {
         return new LockBackendException(span + "; last failure: " + last.getMessage(), last);
     }
 
+    /** As the {@code dlock} command prints durations ({@code 850 ms}, {@code 20.0 s}, {@code 3m 05s}), so its messages read alike. */
     private static String seconds(long nanos) {
         long ms = TimeUnit.NANOSECONDS.toMillis(nanos);
-        return ms < 1000 ? ms + " ms" : (ms % 1000 == 0 ? ms / 1000 + " s" : String.format("%.1f s", ms / 1000.0));
+        if (ms < 1000) {
+            return ms + " ms";
+        }
+        if (ms < 60_000) {
+            return String.format(java.util.Locale.ROOT, "%.1f s", ms / 1000.0);
+        }
+        long s = ms / 1000;
+        return s < 3600 ? String.format(java.util.Locale.ROOT, "%dm %02ds", s / 60, s % 60)
+                : String.format(java.util.Locale.ROOT, "%dh %02dm", s / 3600, s % 3600 / 60);
     }
 }

@@ -2,6 +2,7 @@ package dev.dlock.internal.hold;
 
 import dev.dlock.LockObserver.LossCause;
 import dev.dlock.internal.observe.LockEvents;
+import dev.dlock.internal.redis.QuorumStore;
 import dev.dlock.internal.settings.Settings;
 import dev.dlock.internal.settings.Ticker;
 import dev.dlock.internal.store.Failures;
@@ -167,7 +168,8 @@ public final class Watchdog {
     private void lostUnrenewed(Hold hold, Throwable error) {
         if (holds.remove(hold)) {
             losses.lost(hold, LossCause.BACKEND_UNREACHABLE, "its lease could not be renewed before it ran out"
-                    + (error != null ? ": " + Failures.unwrap(error).getMessage() : " (no quorum answered)"));
+                    + (error != null ? ": " + Failures.unwrap(error).getMessage()
+                    : store instanceof QuorumStore ? " (no quorum answered)" : " (Redis did not confirm a renewal)"));
         }
     }
 }

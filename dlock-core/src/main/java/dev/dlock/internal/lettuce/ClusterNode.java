@@ -3,6 +3,7 @@ package dev.dlock.internal.lettuce;
 import dev.dlock.internal.redis.LuaScript;
 import dev.dlock.internal.redis.RedisNode;
 import dev.dlock.internal.settings.Settings;
+import dev.dlock.internal.store.IncompleteScan;
 import dev.dlock.internal.store.NodeFailure;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
@@ -20,8 +21,10 @@ import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -127,10 +130,46 @@ public final class ClusterNode implements RedisNode {
                 withWait ? failingAsNode(commandOrder.send(() -> commands.waitForReplication(0, 1))) : null);
     }
 
+    /**
+     * SCAN on every master that serves slots, all at once. Not Lettuce's cluster SCAN: it walks every
+     * master of the node table, and a master that failed over stays there (without slots) until it
+     * is forgotten, so that SCAN fails for as long. When some masters fail and others answer, fails
+     * with an {@link IncompleteScan} holding the keys found; when all fail, with the first failure.
+     */
     @Override
     public CompletableFuture<List<String>> scan(String pattern) {
-        // Lettuce's cluster SCAN walks every master in turn
-        return failingAsNode(KeyScan.all(commands, pattern));
+        List<RedisClusterNode> masters = connection.getPartitions().stream()
+                .filter(node -> node.is(RedisClusterNode.NodeFlag.UPSTREAM) && !node.getSlots().isEmpty())
+                .toList();
+        List<CompletableFuture<List<String>>> scans = masters.stream().map(master -> scanMaster(master, pattern)).toList();
+        return CompletableFuture.allOf(scans.toArray(CompletableFuture[]::new)).handle((done, ignored) -> {
+            List<String> keys = new ArrayList<>();
+            List<NodeFailure> failures = new ArrayList<>();
+            for (CompletableFuture<List<String>> scan : scans) {
+                try {
+                    keys.addAll(scan.join());
+                } catch (CompletionException | java.util.concurrent.CancellationException e) {
+                    failures.add(LettuceErrors.translate(address, commandTimeoutMs, true, e));
+                }
+            }
+            if (failures.isEmpty()) {
+                return keys;
+            }
+            if (failures.size() == scans.size()) {
+                throw failures.get(0);
+            }
+            throw new IncompleteScan(keys, failures, scans.size());
+        });
+    }
+
+    private CompletableFuture<List<String>> scanMaster(RedisClusterNode master, String pattern) {
+        RedisURI uri = master.getUri();
+        String masterAddress = LettuceErrors.describe(uri);
+        CompletableFuture<StatefulRedisConnection<String, String>> link =
+                connection.getConnectionAsync(uri.getHost(), uri.getPort());
+        CompletableFuture<List<String>> keys = link.thenCompose(node -> KeyScan.all(node.async(), pattern));
+        return LettuceErrors.failingAsNode(keys, masterAddress, commandTimeoutMs,
+                () -> link.isDone() && !link.isCompletedExceptionally() && link.join().isOpen());
     }
 
     @Override

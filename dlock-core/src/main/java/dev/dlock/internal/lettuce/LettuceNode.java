@@ -4,6 +4,7 @@ import dev.dlock.internal.redis.LuaScript;
 import dev.dlock.internal.redis.RedisNode;
 import dev.dlock.internal.settings.Settings;
 import dev.dlock.internal.store.NodeFailure;
+import dev.dlock.NodeError;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
@@ -24,8 +25,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A {@link RedisNode} on Lettuce: one multiplexed connection for commands (EVALSHA from every
@@ -39,7 +44,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Every failed future fails with a {@link NodeFailure} ({@link LettuceErrors}): nothing outside
  * this adapter sees a Lettuce exception type.
  */
-public final class LettuceNode implements RedisNode {
+public final class LettuceNode implements RedisNode, DistinctServers.Member {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LettuceNode.class);
 
     private final RedisClient client;
     private final String address;
@@ -54,6 +61,10 @@ public final class LettuceNode implements RedisNode {
     private volatile NodeFailure notConnected;
     private volatile boolean closed;
     private final SentinelFollower sentinelFollower;
+    /** A Redlock's nodes' servers, among which this node's must be distinct; null outside a Redlock. */
+    private final DistinctServers distinctServers;
+    /** Set while this node's server is also another Redlock node's: every call fails with it. */
+    private volatile NodeFailure sameServer;
     private volatile Listener listener = new Listener() {
         @Override
         public void onMessage(String channel, String message) {
@@ -72,6 +83,18 @@ public final class LettuceNode implements RedisNode {
      * reconnect delays allow.
      */
     public LettuceNode(ClientResources resources, RedisURI uri, Settings settings, boolean keepTrying) {
+        this(resources, uri, settings, keepTrying, null);
+    }
+
+    /**
+     * A Redlock node: as above, and its server is identified ({@link DistinctServers}) at every
+     * connect, before the first call is let through, and after every reconnect.
+     *
+     * @param distinctServers the Redlock's servers, or null outside a Redlock
+     */
+    LettuceNode(ClientResources resources, RedisURI uri, Settings settings, boolean keepTrying,
+                DistinctServers distinctServers) {
+        this.distinctServers = distinctServers;
         Duration commandTimeout = settings.commandTimeout();
         this.firstRetryDelayMs = settings.firstReconnectDelay().toMillis();
         this.maxRetryDelayMs = settings.maxReconnectDelay().toMillis();
@@ -127,9 +150,58 @@ public final class LettuceNode implements RedisNode {
             }
         });
         pubSubLink.addListener(new ReconnectWatcher());
+        if (distinctServers != null) {
+            try {
+                identify(commandLink.async()).get(commandTimeoutMs, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                closeLinks(commandLink, pubSubLink);
+                throw new RedisException("interrupted while identifying the server", e);
+            } catch (ExecutionException | TimeoutException e) {
+                closeLinks(commandLink, pubSubLink);
+                throw new RedisException("INFO server did not answer: " + LettuceErrors.unwrap(e).getMessage(), e);
+            }
+            commandLink.addListener(new RedisConnectionStateListener() {
+                @Override
+                public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress socketAddress) {
+                    identify(commandLink.async());
+                }
+            });
+        }
         this.connection = commandLink;
         this.pubSub = pubSubLink;
         this.commands = commandLink.async();
+    }
+
+    private static void closeLinks(StatefulRedisConnection<String, String> commandLink,
+                                   StatefulRedisPubSubConnection<String, String> pubSubLink) {
+        pubSubLink.close();
+        commandLink.close();
+    }
+
+    /**
+     * Asks the server its run id and files it with the Redlock's other servers. A server that
+     * refuses INFO (an ACL without it) cannot be told apart from the others but by its address:
+     * that is logged, and the address stands for the server.
+     */
+    private CompletableFuture<Void> identify(RedisAsyncCommands<String, String> link) {
+        return link.info("server").toCompletableFuture().handle((info, error) -> {
+            String runId = error == null ? DistinctServers.runId(info) : null;
+            if (runId == null) {
+                LOG.warn("Redlock node {}: INFO server {}; distinct servers are told apart by their addresses only",
+                        address, error == null ? "has no run_id" : "failed: " + LettuceErrors.unwrap(error).getMessage());
+                runId = "address " + address;
+            }
+            distinctServers.identified(this, runId);
+            return null;
+        });
+    }
+
+    @Override
+    public void sameServer(String sameServerAs) {
+        sameServer = sameServerAs == null ? null : new NodeFailure(NodeError.Kind.UNREACHABLE, address,
+                "refused: the same server as Redlock node " + sameServerAs + "; a Redlock needs distinct servers, "
+                        + "so its vote is not counted", null);
     }
 
     private void retryConnect(long delayMs) {
@@ -157,6 +229,10 @@ public final class LettuceNode implements RedisNode {
         RedisAsyncCommands<String, String> commands = this.commands;
         if (commands == null) {
             return CompletableFuture.failedFuture(notConnected);
+        }
+        NodeFailure sameServer = this.sameServer;
+        if (sameServer != null) {
+            return CompletableFuture.failedFuture(sameServer);
         }
         ScriptOutputType output = script.output() == LuaScript.Output.INTEGER ? ScriptOutputType.INTEGER
                 : ScriptOutputType.MULTI;
@@ -217,6 +293,10 @@ public final class LettuceNode implements RedisNode {
     public CompletableFuture<List<String>> scan(String pattern) {
         if (commands == null) {
             return CompletableFuture.failedFuture(notConnected);
+        }
+        NodeFailure sameServer = this.sameServer;
+        if (sameServer != null) {
+            return CompletableFuture.failedFuture(sameServer);
         }
         return failingAsNode(KeyScan.all(commands, pattern));
     }

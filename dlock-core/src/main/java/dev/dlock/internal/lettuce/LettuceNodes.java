@@ -63,14 +63,17 @@ public final class LettuceNodes implements AutoCloseable {
             return connectCluster(settings, resources, shared);
         }
         List<LettuceNode> connected = new ArrayList<>();
+        DistinctServers distinctServers = settings.redlock() ? new DistinctServers() : null;
         try {
             for (String uri : settings.redisUris()) {
                 RedisURI parsed = parse(uri);
                 parsed.setClientName(settings.clientName());
-                connected.add(new LettuceNode(resources, parsed, settings, settings.redlock()));
+                connected.add(new LettuceNode(resources, parsed, settings, settings.redlock(), distinctServers));
             }
             if (settings.redlock()) {
+                requireDistinctServers(distinctServers);
                 requireQuorum(connected);
+                distinctServers.built();
             }
             boolean withWait = settings.replicaAcks().enabled();
             for (LettuceNode node : connected) {
@@ -112,6 +115,15 @@ public final class LettuceNodes implements AutoCloseable {
                 resources.shutdown(0, 1, TimeUnit.SECONDS);
             }
             throw e;
+        }
+    }
+
+    /** URLs that name one server twice are a configuration error, known before any lock is taken. */
+    private static void requireDistinctServers(DistinctServers servers) {
+        List<String> shared = servers.sharedServers();
+        if (!shared.isEmpty()) {
+            throw new IllegalArgumentException("redlockNodes must be distinct servers: " + String.join("; ", shared)
+                    + ". A Redlock's majority must be a majority of servers");
         }
     }
 

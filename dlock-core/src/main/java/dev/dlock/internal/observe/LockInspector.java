@@ -3,13 +3,18 @@ package dev.dlock.internal.observe;
 import dev.dlock.LockHold;
 import dev.dlock.LockHolder;
 import dev.dlock.LockInfo;
+import dev.dlock.LockListIncompleteException;
+import dev.dlock.NodeError;
 import dev.dlock.internal.hold.ClientIdentity;
 import dev.dlock.internal.hold.ClientRecord;
+import dev.dlock.internal.store.Failures;
+import dev.dlock.internal.store.IncompleteScan;
 import dev.dlock.internal.store.LockHolds;
 import dev.dlock.internal.store.LockKind;
 import dev.dlock.internal.store.LockState;
 import dev.dlock.internal.store.LockStore;
 import dev.dlock.internal.store.LockTarget;
+import dev.dlock.internal.store.NodeFailure;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -18,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
 
 /** Reads locks for operators: one lock's {@link LockInfo}, or every held lock matching a name pattern. */
 public final class LockInspector {
@@ -78,16 +84,31 @@ public final class LockInspector {
 
     /** Every held lock whose name matches the glob {@code namePattern}, whatever its kind, sorted by name. */
     public CompletableFuture<List<LockInfo>> list(String namePattern) {
-        return store.lockNames(namePattern).thenCompose(names -> {
-            List<CompletableFuture<LockInfo>> infos = new ArrayList<>();
-            for (String name : names) {
-                infos.add(inspect(LockTarget.of(keyPrefix, name), LockKind.anyHolderView()));
+        return store.lockNames(namePattern).thenCompose(this::heldAmong).exceptionallyCompose(error -> {
+            if (!(Failures.unwrap(error) instanceof IncompleteScan incomplete)) {
+                return CompletableFuture.failedFuture(error);
             }
-            return CompletableFuture.allOf(infos.toArray(CompletableFuture[]::new)).thenApply(done -> infos.stream()
-                    .map(CompletableFuture::join)
-                    .filter(LockInfo::isLocked)
-                    .sorted(Comparator.comparing(LockInfo::name))
-                    .toList());
+            // the masters that answered are listed; those that did not are named, never left out unsaid
+            List<NodeError> failed = incomplete.failures().stream().map(NodeFailure::toNodeError).toList();
+            return heldAmong(incomplete.found()).thenApply(listed -> {
+                throw new LockListIncompleteException("list incomplete: " + failed.size() + " of "
+                        + incomplete.mastersAsked() + " masters failed (" + failed.stream().map(NodeError::toString)
+                        .collect(Collectors.joining("; ")) + "); the locks of the other "
+                        + (incomplete.mastersAsked() - failed.size()) + " are listed",
+                        incomplete.failures().get(0), listed, failed);
+            });
         });
+    }
+
+    private CompletableFuture<List<LockInfo>> heldAmong(List<String> names) {
+        List<CompletableFuture<LockInfo>> infos = new ArrayList<>();
+        for (String name : names) {
+            infos.add(inspect(LockTarget.of(keyPrefix, name), LockKind.anyHolderView()));
+        }
+        return CompletableFuture.allOf(infos.toArray(CompletableFuture[]::new)).thenApply(done -> infos.stream()
+                .map(CompletableFuture::join)
+                .filter(LockInfo::isLocked)
+                .sorted(Comparator.comparing(LockInfo::name))
+                .toList());
     }
 }

@@ -11,6 +11,7 @@ import dev.dlock.internal.store.AcquireRequest;
 import dev.dlock.internal.store.ClientRecordEntry;
 import dev.dlock.internal.store.Failures;
 import dev.dlock.internal.store.HeldLock;
+import dev.dlock.internal.store.IncompleteScan;
 import dev.dlock.internal.store.LockHolds;
 import dev.dlock.internal.store.LockKind;
 import dev.dlock.internal.store.LockState;
@@ -218,9 +219,13 @@ public final class SingleNodeStore implements LockStore, StoreHandoff {
             bySlot.computeIfAbsent(node.slot(holds.get(i).target().key()), slot -> new ArrayList<>()).add(i);
         }
         List<CompletableFuture<Void>> calls = new ArrayList<>();
+        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
         for (List<Integer> indexes : bySlot.values()) {
             List<HeldLock> batch = indexes.stream().map(holds::get).toList();
             calls.add(acknowledgedRenewals(batch, Replies.renewOn(node, batch, leaseMs)).handle((renewed, error) -> {
+                if (error != null) {
+                    failures.add(error);
+                }
                 for (int j = 0; j < indexes.size(); j++) {
                     outcome[indexes.get(j)] = error != null ? Renewal.UNKNOWN
                             : renewed[j] == 1 ? Renewal.RENEWED : Renewal.GONE;
@@ -228,7 +233,14 @@ public final class SingleNodeStore implements LockStore, StoreHandoff {
                 return null;
             }));
         }
-        return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).thenApply(done -> outcome);
+        return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).thenApply(done -> {
+            if (failures.size() == calls.size()) {
+                // nothing renewed: the holders are told why (a Cluster's slots that answered count as renewed)
+                throw new java.util.concurrent.CompletionException(Failures.asNodeFailure(node, failures.get(0),
+                        commandTimeoutMs));
+            }
+            return outcome;
+        });
     }
 
     /**
@@ -299,6 +311,9 @@ public final class SingleNodeStore implements LockStore, StoreHandoff {
     @Override
     public CompletableFuture<List<String>> lockNames(String namePattern) {
         return node.scan(records.keyPattern(namePattern)).handle((keys, error) -> {
+            if (Failures.unwrap(error) instanceof IncompleteScan incomplete) {
+                throw incomplete.found(records.names(incomplete.found()));
+            }
             if (error != null) {
                 NodeFailure failure = Failures.asNodeFailure(node, error, commandTimeoutMs);
                 NodeError described = failure.toNodeError();

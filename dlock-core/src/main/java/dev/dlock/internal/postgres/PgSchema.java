@@ -1,0 +1,186 @@
+package dev.dlock.internal.postgres;
+
+import dev.dlock.LockBackendException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * dlock's tables and functions in one schema ({@value #RESOURCE}): checked at start, created on
+ * first use when allowed. A missing table with creation off, or a table of another shape, is an
+ * error at start that names the SQL to run or the columns that differ, never a lock that fails later.
+ */
+final class PgSchema {
+
+    /** The versioned SQL file, on the class path (and in dlock-core's jar). */
+    static final String RESOURCE = "dev/dlock/postgres/V1__dlock.sql";
+    static final int VERSION = 1;
+
+    /** Each table's columns as format_type names them, in order. */
+    private static final Map<String, Map<String, String>> TABLES = Map.of(
+            "dlock_hold", columns("name", "text", "owner", "text", "mode", "\"char\"", "hold_count", "integer",
+                    "token", "bigint", "lease_end", "timestamp with time zone", "since", "timestamp with time zone",
+                    "holder", "text", "permits", "integer", "slot", "integer"),
+            "dlock_waiter", columns("name", "text", "waiter_id", "text", "mode", "\"char\"", "ticket", "bigint",
+                    "deadline", "timestamp with time zone", "lease_ms", "bigint", "holder", "text"),
+            "dlock_listener", columns("channel", "text", "listener", "text", "pid", "integer"),
+            "dlock_client", columns("client_id", "text", "client_name", "text", "host", "text", "pid", "bigint",
+                    "threads", "jsonb", "expires", "timestamp with time zone"));
+
+    private final String schema;
+
+    PgSchema(String schema) {
+        this.schema = schema;
+    }
+
+    /** {@code "schema".object}, quoted as an identifier. */
+    String qualified(String object) {
+        return quote(schema) + "." + object;
+    }
+
+    static String quote(String identifier) {
+        return "\"" + identifier.replace("\"", "\"\"") + "\"";
+    }
+
+    /**
+     * Makes sure the schema is there and of the right shape; creates it when it is missing and
+     * {@code create} allows.
+     *
+     * @throws LockBackendException naming the SQL to run, or the columns that differ
+     */
+    void ensure(Connection connection, boolean create, String address) throws SQLException {
+        // the shape first: the file's functions would not even be created over a foreign table
+        String shape = wrongShape(connection);
+        if (shape != null) {
+            throw new LockBackendException("dlock's table " + shape + " in schema " + quote(schema) + " on " + address
+                    + ": it is not dlock's (the expected shape is in " + RESOURCE + "); drop or rename it, or give dlock "
+                    + "another schema");
+        }
+        List<String> missing = missingTables(connection);
+        if (missing.isEmpty() && hasCurrentFunctions(connection)) {
+            return;
+        }
+        if (!create) {
+            throw new LockBackendException("dlock's schema is missing in schema " + quote(schema) + " on " + address
+                    + (missing.isEmpty() ? " (its functions are missing or of another version)"
+                    : " (no table " + String.join(", ", missing) + ")")
+                    + " and creating it is turned off: run the SQL file " + RESOURCE + " (in dlock-core's jar; "
+                    + "it is Flyway and Liquibase friendly) with search_path set to " + quote(schema)
+                    + ", or allow dlock to create it");
+        }
+        createIn(connection);
+    }
+
+    private void createIn(Connection connection) throws SQLException {
+        boolean autoCommit = connection.getAutoCommit();
+        connection.setAutoCommit(false);
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("CREATE SCHEMA IF NOT EXISTS " + quote(schema));
+            statement.execute("SET LOCAL search_path TO " + quote(schema));
+            statement.execute(sqlFile());
+            connection.commit();
+        } catch (SQLException e) {
+            connection.rollback();
+            throw e;
+        } finally {
+            connection.setAutoCommit(autoCommit);
+        }
+    }
+
+    /** The SQL file's text. */
+    static String sqlFile() {
+        try (InputStream in = PgSchema.class.getClassLoader().getResourceAsStream(RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException(RESOURCE + " is missing from the class path");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private List<String> missingTables(Connection connection) throws SQLException {
+        List<String> missing = new ArrayList<>();
+        try (PreparedStatement query = connection.prepareStatement("SELECT to_regclass(?)")) {
+            for (String table : TABLES.keySet().stream().sorted().toList()) {
+                query.setString(1, qualified(table));
+                try (ResultSet rows = query.executeQuery()) {
+                    rows.next();
+                    if (rows.getString(1) == null) {
+                        missing.add(table);
+                    }
+                }
+            }
+        }
+        return missing;
+    }
+
+    private boolean hasCurrentFunctions(Connection connection) throws SQLException {
+        try (PreparedStatement query = connection.prepareStatement(
+                "SELECT p.oid FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+                        + "WHERE n.nspname = ? AND p.proname = 'dlock_schema_version'")) {
+            query.setString(1, schema);
+            try (ResultSet rows = query.executeQuery()) {
+                if (!rows.next()) {
+                    return false;
+                }
+            }
+        }
+        try (Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT " + qualified("dlock_schema_version()"))) {
+            rows.next();
+            return rows.getInt(1) == VERSION;
+        }
+    }
+
+    /** @return what is wrong with the first table that differs, or null when all are dlock's */
+    private String wrongShape(Connection connection) throws SQLException {
+        try (PreparedStatement query = connection.prepareStatement(
+                "SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a "
+                        + "WHERE a.attrelid = to_regclass(?) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum")) {
+            for (Map.Entry<String, Map<String, String>> table : TABLES.entrySet()) {
+                query.setString(1, qualified(table.getKey()));
+                Map<String, String> found = new LinkedHashMap<>();
+                try (ResultSet rows = query.executeQuery()) {
+                    while (rows.next()) {
+                        found.put(rows.getString(1), rows.getString(2));
+                    }
+                }
+                if (found.isEmpty()) {
+                    continue; // no such table (yet)
+                }
+                List<String> problems = new ArrayList<>();
+                table.getValue().forEach((column, type) -> {
+                    String actual = found.get(column);
+                    if (actual == null) {
+                        problems.add("no column " + column + " (" + type + ")");
+                    } else if (!actual.equals(type)) {
+                        problems.add("column " + column + " is " + actual + ", not " + type);
+                    }
+                });
+                if (!problems.isEmpty()) {
+                    return table.getKey() + " has the wrong shape: " + String.join("; ", problems);
+                }
+            }
+        }
+        return null;
+    }
+
+    private static Map<String, String> columns(String... nameThenType) {
+        Map<String, String> columns = new LinkedHashMap<>();
+        for (int i = 0; i < nameThenType.length; i += 2) {
+            columns.put(nameThenType[i], nameThenType[i + 1]);
+        }
+        return columns;
+    }
+}

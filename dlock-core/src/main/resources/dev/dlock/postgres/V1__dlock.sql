@@ -1,0 +1,480 @@
+-- dlock's PostgreSQL schema, version 1.
+--
+-- dlock runs this file as it is on first use (in the schema the client names, in one transaction)
+-- when schema creation is allowed. Teams that run migrations copy it into their migration folder:
+-- Flyway takes it as it is (rename the V1 to your next version if you already have a V1); Liquibase
+-- runs it with <sqlFile path="..." splitStatements="false"/> (the functions contain semicolons).
+-- Every object goes into the current schema (the first of search_path); each function keeps that
+-- search_path (SET search_path FROM CURRENT), so it finds its tables whatever its caller's is.
+-- Running the file again changes nothing (IF NOT EXISTS, CREATE OR REPLACE).
+--
+-- Time is the database's clock (clock_timestamp()), never a client's. Every function that changes
+-- a lock first takes a transaction-scoped advisory lock on the lock's name (dlock_serialize): two
+-- calls on one name never interleave, calls on different names never wait for each other, and the
+-- lock ends with the transaction, so it works behind PgBouncer's transaction pooling too.
+-- Each function is one transaction of one round trip: a grant, a release and the handoff to the
+-- next waiter, with its notification, commit together or not at all (NOTIFY is sent at commit).
+
+SELECT pg_advisory_xact_lock(1684826987, 0);  -- one creator at a time
+
+-- Fencing tokens are (timeline << 44) + nextval(dlock_token_seq). The sequence never hands out a
+-- value twice on one server, also across a crash (a committed grant's sequence advance is in the WAL
+-- its commit flushed). The timeline id goes up at every promotion of a replica, so every token after
+-- a promotion is above every token before it, even one whose commit never reached the replica.
+CREATE SEQUENCE IF NOT EXISTS dlock_token_seq AS bigint;
+CREATE SEQUENCE IF NOT EXISTS dlock_ticket_seq AS bigint;
+
+-- One row per hold; name is the lock's key (<prefix>{<lock name>}). mode: 'x' exclusive (reentrant,
+-- fair and write locks), 'r' a read hold, 'p' a semaphore permit. A hold whose lease_end has passed
+-- is no hold: every function ignores it, and the next change of its name (or dlock_sweep) deletes it.
+CREATE TABLE IF NOT EXISTS dlock_hold (
+    name       text        NOT NULL,
+    owner      text        NOT NULL,
+    mode       "char"      NOT NULL,
+    hold_count integer     NOT NULL,
+    token      bigint      NOT NULL,
+    lease_end  timestamptz NOT NULL,
+    since      timestamptz NOT NULL,
+    holder     text        NOT NULL,  -- '' when the owner's client record says who it is
+    permits    integer     NOT NULL,  -- 'p': the permit count it was taken with; else 0
+    slot       integer     NOT NULL,  -- 'p': the permit's slot 0 .. permits-1; else 0
+    PRIMARY KEY (name, owner, mode)
+);
+
+-- Waiters that leave a trace: 'x' queued for a reentrant or fair lock (a release hands the lock to
+-- the first live one by ticket), 'w' a waiting writer (new readers wait behind it). A waiter lapses
+-- at its deadline unless it asks again before.
+CREATE TABLE IF NOT EXISTS dlock_waiter (
+    name      text        NOT NULL,
+    waiter_id text        NOT NULL,
+    mode      "char"      NOT NULL,
+    ticket    bigint      NOT NULL,
+    deadline  timestamptz NOT NULL,
+    lease_ms  bigint      NOT NULL,
+    holder    text        NOT NULL,
+    PRIMARY KEY (name, waiter_id)
+);
+
+-- Subscriptions: the notification channel (listener) of each client connection that wants the
+-- messages of a dlock channel (a lock's '<key>:released', a client's '<prefix>client:{<id>}').
+-- pid is the backend of the LISTEN connection: when it is gone, so is the subscription (dlock_sweep).
+CREATE TABLE IF NOT EXISTS dlock_listener (
+    channel  text    NOT NULL,
+    listener text    NOT NULL,
+    pid      integer NOT NULL,
+    PRIMARY KEY (channel, listener)
+);
+
+-- Who a client is (for inspection): name, host, pid, and the names of its threads that took locks.
+CREATE TABLE IF NOT EXISTS dlock_client (
+    client_id   text        PRIMARY KEY,
+    client_name text        NOT NULL,
+    host        text        NOT NULL,
+    pid         bigint      NOT NULL,
+    threads     jsonb       NOT NULL,
+    expires     timestamptz NOT NULL
+);
+
+CREATE OR REPLACE FUNCTION dlock_serialize(p_name text) RETURNS void
+LANGUAGE sql AS $$ SELECT pg_advisory_xact_lock(1684826987, hashtext(p_name)) $$;
+
+CREATE OR REPLACE FUNCTION dlock_next_token() RETURNS bigint
+LANGUAGE sql SET search_path FROM CURRENT AS $$
+    SELECT (('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint << 44)
+           + nextval('dlock_token_seq')
+$$;
+
+-- An owner id and a waiter id start with their client's id: '<client id>:...'.
+-- The client channel of the client of p_owner, for a lock of key p_key ('<prefix>{name}').
+CREATE OR REPLACE FUNCTION dlock_client_channel(p_key text, p_owner text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT split_part(p_key, '{', 1) || 'client:{' || split_part(p_owner, ':', 1) || '}'
+$$;
+
+-- Sends p_message to every subscriber of p_channel: NOTIFY <listener>, '<channel>\t<message>'.
+CREATE OR REPLACE FUNCTION dlock_publish(p_channel text, p_message text) RETURNS void
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+DECLARE
+    l text;
+BEGIN
+    FOR l IN SELECT listener FROM dlock_listener WHERE channel = p_channel LOOP
+        PERFORM pg_notify(l, p_channel || chr(9) || p_message);
+    END LOOP;
+END $$;
+
+CREATE OR REPLACE FUNCTION dlock_subscribe(p_channel text, p_listener text, p_pid integer) RETURNS void
+LANGUAGE sql SET search_path FROM CURRENT AS $$
+    INSERT INTO dlock_listener VALUES (p_channel, p_listener, p_pid)
+    ON CONFLICT (channel, listener) DO UPDATE SET pid = excluded.pid
+$$;
+
+CREATE OR REPLACE FUNCTION dlock_unsubscribe(p_channel text, p_listener text) RETURNS void
+LANGUAGE sql SET search_path FROM CURRENT AS $$
+    DELETE FROM dlock_listener WHERE channel = p_channel AND listener = p_listener
+$$;
+
+-- Drops the holds and waiters of p_name that have ended.
+CREATE OR REPLACE FUNCTION dlock_drop_ended(p_name text, p_now timestamptz) RETURNS void
+LANGUAGE sql SET search_path FROM CURRENT AS $$
+    DELETE FROM dlock_hold WHERE name = p_name AND lease_end <= p_now;
+    DELETE FROM dlock_waiter WHERE name = p_name AND deadline <= p_now;
+$$;
+
+-- After a hold of p_name ended (released, abandoned, forced, handed over), with no hold left: hands
+-- the lock to the first live queued waiter ('x', by ticket; not p_except) in this transaction
+-- (owner = its waiter id, hold count 1, a fresh token, a lease of its own or what is left of its
+-- deadline, whichever is shorter), removes its entry and tells its client on its client channel
+-- 'handoff\t<key>:released\t<token>:<waiter id>'. With nobody queued, and p_publish, publishes
+-- p_token on '<key>:released'. Returns the waiter id it handed the lock to, or NULL.
+CREATE OR REPLACE FUNCTION dlock_pass_on(p_name text, p_token bigint, p_now timestamptz, p_except text,
+                                         p_publish boolean) RETURNS text
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+#variable_conflict use_column
+DECLARE
+    w dlock_waiter;
+    t bigint;
+BEGIN
+    IF EXISTS (SELECT 1 FROM dlock_hold WHERE name = p_name AND lease_end > p_now) THEN
+        RETURN NULL;
+    END IF;
+    SELECT * INTO w FROM dlock_waiter
+     WHERE name = p_name AND mode = 'x' AND deadline > p_now AND waiter_id <> p_except
+     ORDER BY ticket LIMIT 1;
+    IF FOUND THEN
+        t := dlock_next_token();
+        DELETE FROM dlock_hold WHERE name = p_name;
+        INSERT INTO dlock_hold VALUES (p_name, w.waiter_id, 'x', 1, t,
+               p_now + least(w.lease_ms * interval '1 millisecond', w.deadline - p_now), p_now, w.holder, 0, 0);
+        DELETE FROM dlock_waiter WHERE name = p_name AND waiter_id = w.waiter_id;
+        PERFORM dlock_publish(dlock_client_channel(p_name, w.waiter_id),
+                'handoff' || chr(9) || p_name || ':released' || chr(9) || t || ':' || w.waiter_id);
+        RETURN w.waiter_id;
+    END IF;
+    IF p_publish THEN
+        PERFORM dlock_publish(p_name || ':released', p_token::text);
+    END IF;
+    RETURN NULL;
+END $$;
+
+-- One acquire attempt of one hold.
+--   p_name      the lock's key
+--   p_mode      'x' reentrant or fair lock (queued: a release hands it to the first waiter), 'w' a
+--               write lock (held as 'x'; a waiting writer holds new readers back), 'r' a read
+--               lock, 'p' a semaphore permit
+--   p_owner     the attempt's owner id (the hold's own on re-entry)
+--   p_reentry   the caller believes it holds the lock already
+--   p_waiter_id 'x' and 'w': the acquisition's waiter id, the same for all its attempts; else ''
+--   p_may_wait  the caller waits when refused: a waiter id is then queued ('x') or marks ('w')
+--   p_downgrade 'r': the owner id of the calling thread's write hold, else ''
+--   p_permits   'p': the permit count the caller expects, else 0
+-- Returns one row (status, token, hold_count, retry_ms, slot):
+--   status 1   granted: token, hold_count, slot (a permit's)
+--   status 0   held by others, or free with a live waiter queued ahead: retry after retry_ms at the
+--              latest (the first lease to end, else the waiter timeout); token = the waiter's ticket
+--   status -1  a re-entry found the hold gone
+--   status -2  'p': held with another permit count, which is in hold_count
+CREATE OR REPLACE FUNCTION dlock_acquire(p_name text, p_mode "char", p_owner text, p_lease_ms bigint,
+        p_holder text, p_reentry boolean, p_waiter_id text, p_waiter_timeout_ms bigint,
+        p_may_wait boolean, p_downgrade text, p_permits integer,
+        OUT status integer, OUT token bigint, OUT hold_count integer, OUT retry_ms bigint, OUT slot integer)
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+#variable_conflict use_column
+DECLARE
+    v_now timestamptz := clock_timestamp();
+    v_lease_end timestamptz := v_now + p_lease_ms * interval '1 millisecond';
+    v_hold_mode "char" := CASE WHEN p_mode = 'w' THEN 'x' ELSE p_mode END;
+    v_blocked boolean;
+    v_first text;
+    v_stored integer;
+BEGIN
+    PERFORM dlock_serialize(p_name);
+    PERFORM dlock_drop_ended(p_name, v_now);
+    status := 0; token := 0; hold_count := 0; retry_ms := 0; slot := 0;
+
+    IF p_reentry THEN
+        -- a re-entry may extend the lease, never shorten it
+        UPDATE dlock_hold SET hold_count = hold_count + 1, lease_end = greatest(lease_end, v_lease_end)
+         WHERE name = p_name AND owner = p_owner AND mode = v_hold_mode
+        RETURNING token, hold_count INTO token, hold_count;
+        status := CASE WHEN FOUND THEN 1 ELSE -1 END;
+        RETURN;
+    END IF;
+
+    IF p_waiter_id <> '' THEN
+        -- handed to this waiter while its attempt was under way: claimed under the attempt's owner id
+        UPDATE dlock_hold SET owner = p_owner, lease_end = v_lease_end
+         WHERE name = p_name AND owner = p_waiter_id
+        RETURNING token, hold_count INTO token, hold_count;
+        IF FOUND THEN
+            status := 1;
+            RETURN;
+        END IF;
+        token := 0; hold_count := 0;  -- INTO without a row set them to NULL
+    END IF;
+
+    IF p_mode IN ('x', 'w') THEN
+        v_blocked := EXISTS (SELECT 1 FROM dlock_hold WHERE name = p_name AND owner <> p_owner);
+        IF NOT v_blocked AND p_mode = 'x' THEN
+            SELECT waiter_id INTO v_first FROM dlock_waiter
+             WHERE name = p_name AND mode = 'x' ORDER BY ticket LIMIT 1;
+            IF FOUND AND v_first <> p_waiter_id THEN
+                -- free with others queued first (its holder's lease ran out): the first gets it now
+                PERFORM dlock_pass_on(p_name, 0, v_now, '', false);
+                v_blocked := true;
+            END IF;
+        END IF;
+    ELSIF p_mode = 'r' THEN
+        v_blocked := EXISTS (SELECT 1 FROM dlock_hold
+                              WHERE name = p_name AND mode <> 'r' AND owner <> p_downgrade AND owner <> p_owner)
+            OR (p_downgrade = '' AND EXISTS (SELECT 1 FROM dlock_waiter WHERE name = p_name AND mode = 'w'));
+    ELSE
+        v_blocked := EXISTS (SELECT 1 FROM dlock_hold WHERE name = p_name AND mode <> 'p');
+        IF NOT v_blocked THEN
+            SELECT permits INTO v_stored FROM dlock_hold WHERE name = p_name LIMIT 1;
+            IF FOUND AND v_stored <> p_permits THEN
+                status := -2; hold_count := v_stored;
+                RETURN;
+            END IF;
+            v_blocked := (SELECT count(*) FROM dlock_hold WHERE name = p_name AND owner <> p_owner) >= p_permits;
+        END IF;
+    END IF;
+
+    IF v_blocked THEN
+        SELECT greatest(1, ceil(extract(epoch FROM min(lease_end) - v_now) * 1000))::bigint INTO retry_ms
+          FROM dlock_hold WHERE name = p_name;
+        retry_ms := coalesce(retry_ms, greatest(1, p_waiter_timeout_ms));
+        IF p_may_wait AND p_waiter_id <> '' THEN
+            INSERT INTO dlock_waiter AS w VALUES (p_name, p_waiter_id, CASE WHEN p_mode = 'w' THEN 'w' ELSE 'x' END,
+                   nextval('dlock_ticket_seq'), v_now + p_waiter_timeout_ms * interval '1 millisecond',
+                   p_lease_ms, p_holder)
+            ON CONFLICT (name, waiter_id) DO UPDATE SET deadline = excluded.deadline,
+                   lease_ms = excluded.lease_ms, holder = excluded.holder
+            RETURNING w.ticket INTO token;
+        END IF;
+        RETURN;
+    END IF;
+
+    IF p_mode = 'p' THEN
+        SELECT s INTO slot FROM generate_series(0, p_permits - 1) s
+         WHERE NOT EXISTS (SELECT 1 FROM dlock_hold h WHERE h.name = p_name AND h.slot = s)
+         ORDER BY s LIMIT 1;
+    END IF;
+    token := dlock_next_token();
+    -- the same attempt asking again after an outcome it did not learn keeps its grant
+    INSERT INTO dlock_hold AS h VALUES (p_name, p_owner, v_hold_mode, 1, token, v_lease_end, v_now, p_holder,
+           CASE WHEN p_mode = 'p' THEN p_permits ELSE 0 END, slot)
+    ON CONFLICT (name, owner, mode) DO UPDATE SET lease_end = greatest(h.lease_end, excluded.lease_end)
+    RETURNING h.token, h.hold_count INTO token, hold_count;
+    IF p_waiter_id <> '' THEN
+        DELETE FROM dlock_waiter WHERE name = p_name AND waiter_id = p_waiter_id;
+    END IF;
+    status := 1;
+END $$;
+
+-- Gives back one hold of p_owner in mode p_mode ('x', 'r', 'p'). Returns the holds left (> 0); 0
+-- when freed, and then passed on (dlock_pass_on); -1 when p_owner holds nothing there (nothing changed).
+CREATE OR REPLACE FUNCTION dlock_release(p_name text, p_mode "char", p_owner text) RETURNS integer
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+#variable_conflict use_column
+DECLARE
+    v_now timestamptz := clock_timestamp();
+    v_left integer;
+    v_token bigint;
+BEGIN
+    PERFORM dlock_serialize(p_name);
+    UPDATE dlock_hold SET hold_count = hold_count - 1
+     WHERE name = p_name AND owner = p_owner AND mode = p_mode AND lease_end > v_now
+    RETURNING hold_count, token INTO v_left, v_token;
+    IF NOT FOUND THEN
+        RETURN -1;
+    END IF;
+    IF v_left > 0 THEN
+        RETURN v_left;
+    END IF;
+    DELETE FROM dlock_hold WHERE name = p_name AND owner = p_owner AND mode = p_mode;
+    PERFORM dlock_drop_ended(p_name, v_now);
+    PERFORM dlock_pass_on(p_name, v_token, v_now, '', true);
+    RETURN 0;
+END $$;
+
+-- The last release of p_from_owner's exclusive hold while one of its client's waiters is parked
+-- (waiter id p_to_waiter_id): the lock goes to the first live queued waiter (outcome 'queued',
+-- waiter its id); else, when more connections than the releaser's p_own_subscriptions are
+-- subscribed to the lock's channel (waiters that are not queued), it is released for everyone
+-- ('released'); else it is granted to p_to_owner (hold count 1, a fresh token, lease p_lease_ms;
+-- 'own', token). 'not_owner': p_from_owner did not hold it; nothing changed.
+CREATE OR REPLACE FUNCTION dlock_hand_off(p_name text, p_from_owner text, p_own_subscriptions integer,
+        p_to_owner text, p_lease_ms bigint, p_to_waiter_id text,
+        OUT outcome text, OUT token bigint, OUT waiter text)
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+#variable_conflict use_column
+DECLARE
+    v_now timestamptz := clock_timestamp();
+    v_token bigint;
+BEGIN
+    PERFORM dlock_serialize(p_name);
+    token := 0; waiter := '';
+    DELETE FROM dlock_hold WHERE name = p_name AND owner = p_from_owner AND mode = 'x' AND lease_end > v_now
+    RETURNING token INTO v_token;
+    IF NOT FOUND THEN
+        outcome := 'not_owner';
+        RETURN;
+    END IF;
+    PERFORM dlock_drop_ended(p_name, v_now);
+    DELETE FROM dlock_waiter WHERE name = p_name AND waiter_id = p_to_waiter_id;
+    waiter := dlock_pass_on(p_name, v_token, v_now, p_to_waiter_id, false);
+    IF waiter IS NOT NULL THEN
+        outcome := 'queued';
+        RETURN;
+    END IF;
+    waiter := '';
+    IF (SELECT count(*) FROM dlock_listener WHERE channel = p_name || ':released') > p_own_subscriptions THEN
+        PERFORM dlock_publish(p_name || ':released', v_token::text);
+        outcome := 'released';
+        RETURN;
+    END IF;
+    token := dlock_next_token();
+    INSERT INTO dlock_hold VALUES (p_name, p_to_owner, 'x', 1, token,
+           v_now + p_lease_ms * interval '1 millisecond', v_now, '', 0, 0);
+    outcome := 'own';
+END $$;
+
+-- Drops every hold of p_owner on p_name, and its queue entry when p_owner is a waiter id (a waiter
+-- that stops waiting; a lock already handed to it goes on); the lock then goes on as at a release.
+-- Returns 1 when a hold or an entry was dropped, else 0.
+CREATE OR REPLACE FUNCTION dlock_abandon(p_name text, p_owner text) RETURNS integer
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+#variable_conflict use_column
+DECLARE
+    v_now timestamptz := clock_timestamp();
+    v_token bigint;
+    v_waiters integer;
+BEGIN
+    PERFORM dlock_serialize(p_name);
+    DELETE FROM dlock_waiter WHERE name = p_name AND waiter_id = p_owner;
+    GET DIAGNOSTICS v_waiters = ROW_COUNT;
+    SELECT max(token) INTO v_token FROM dlock_hold WHERE name = p_name AND owner = p_owner;
+    IF v_token IS NULL THEN
+        RETURN least(v_waiters, 1);
+    END IF;
+    DELETE FROM dlock_hold WHERE name = p_name AND owner = p_owner;
+    PERFORM dlock_drop_ended(p_name, v_now);
+    PERFORM dlock_pass_on(p_name, v_token, v_now, '', true);
+    RETURN 1;
+END $$;
+
+-- Frees p_name whoever holds it, whatever its kind (an operator's release): every hold and waiting
+-- mark goes, each holder's client is told '<key>\t<owner id>' on its client channel, and the lock is
+-- passed on. Returns the number of live holds dropped.
+CREATE OR REPLACE FUNCTION dlock_force_release(p_name text) RETURNS integer
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+#variable_conflict use_column
+DECLARE
+    v_now timestamptz := clock_timestamp();
+    h record;
+    v_count integer := 0;
+    v_token bigint := 0;
+BEGIN
+    PERFORM dlock_serialize(p_name);
+    FOR h IN DELETE FROM dlock_hold WHERE name = p_name RETURNING owner, token, lease_end LOOP
+        IF h.lease_end > v_now THEN
+            v_count := v_count + 1;
+            v_token := greatest(v_token, h.token);
+            PERFORM dlock_publish(dlock_client_channel(p_name, h.owner), p_name || chr(9) || h.owner);
+        END IF;
+    END LOOP;
+    DELETE FROM dlock_waiter WHERE name = p_name AND mode = 'w';
+    PERFORM dlock_drop_ended(p_name, v_now);
+    PERFORM dlock_pass_on(p_name, v_token, v_now, '', true);
+    RETURN v_count;
+END $$;
+
+-- The watchdog's batch: extends each (name, owner)'s holds to end at now + p_lease_ms at the
+-- earliest (never shortened). One row per pair, in the order given: true renewed, false gone
+-- (released, ended, forced). Never creates a hold.
+CREATE OR REPLACE FUNCTION dlock_renew(p_names text[], p_owners text[], p_lease_ms bigint)
+RETURNS TABLE (ord integer, renewed boolean)
+LANGUAGE sql SET search_path FROM CURRENT AS $$
+    WITH asked AS (
+        SELECT a.name, a.owner, a.ord::integer AS ord
+          FROM unnest(p_names, p_owners) WITH ORDINALITY AS a(name, owner, ord)
+    ), done AS (
+        UPDATE dlock_hold h
+           SET lease_end = greatest(h.lease_end, clock_timestamp() + p_lease_ms * interval '1 millisecond')
+          FROM asked
+         WHERE h.name = asked.name AND h.owner = asked.owner AND h.lease_end > clock_timestamp()
+        RETURNING asked.ord
+    )
+    SELECT asked.ord, EXISTS (SELECT 1 FROM done WHERE done.ord = asked.ord) FROM asked ORDER BY asked.ord
+$$;
+
+-- Every live hold of p_name, oldest first: what info(), status and list show.
+CREATE OR REPLACE FUNCTION dlock_holds(p_name text)
+RETURNS TABLE (owner text, mode "char", hold_count integer, token bigint, holder text,
+               lease_left_ms bigint, held_ms bigint, permits integer, slot integer)
+LANGUAGE sql STABLE SET search_path FROM CURRENT AS $$
+    SELECT owner, mode, hold_count, token, holder,
+           greatest(0, ceil(extract(epoch FROM lease_end - clock_timestamp()) * 1000))::bigint,
+           greatest(0, floor(extract(epoch FROM clock_timestamp() - since) * 1000))::bigint,
+           permits, slot
+      FROM dlock_hold WHERE name = p_name AND lease_end > clock_timestamp() ORDER BY since, owner
+$$;
+
+-- The keys matching the regular expression p_pattern that have a live hold or waiter, sorted,
+-- at most p_limit.
+CREATE OR REPLACE FUNCTION dlock_names(p_pattern text, p_limit integer)
+RETURNS TABLE (name text)
+LANGUAGE sql STABLE SET search_path FROM CURRENT AS $$
+    SELECT name FROM dlock_hold WHERE name ~ p_pattern AND lease_end > clock_timestamp()
+    UNION
+    SELECT name FROM dlock_waiter WHERE name ~ p_pattern AND deadline > clock_timestamp()
+    ORDER BY name LIMIT p_limit
+$$;
+
+-- Connections subscribed to the lock's channel (clients with waiters), each counted once.
+CREATE OR REPLACE FUNCTION dlock_waiting_count(p_name text) RETURNS bigint
+LANGUAGE sql STABLE SET search_path FROM CURRENT AS $$
+    SELECT count(*) FROM dlock_listener WHERE channel = p_name || ':released'
+$$;
+
+-- Writes a client's record; p_replace: the record names these threads only (else they are added).
+-- Its expiry is only ever pushed on.
+CREATE OR REPLACE FUNCTION dlock_write_client(p_client_id text, p_client_name text, p_host text, p_pid bigint,
+        p_ttl_ms bigint, p_replace boolean, p_threads jsonb) RETURNS void
+LANGUAGE sql SET search_path FROM CURRENT AS $$
+    INSERT INTO dlock_client AS c VALUES (p_client_id, p_client_name, p_host, p_pid, p_threads,
+           clock_timestamp() + p_ttl_ms * interval '1 millisecond')
+    ON CONFLICT (client_id) DO UPDATE SET client_name = excluded.client_name, host = excluded.host,
+           pid = excluded.pid,
+           threads = CASE WHEN p_replace OR c.expires <= clock_timestamp() THEN excluded.threads
+                          ELSE c.threads || excluded.threads END,
+           expires = greatest(c.expires, excluded.expires)
+$$;
+
+-- Removes old rows nobody will ask about: holds and waiters that ended over p_grace_ms ago on names
+-- nobody changed since (a crashed client's), expired client records, and subscriptions of
+-- connections that are gone. At most p_limit of each. Returns the number of rows deleted.
+CREATE OR REPLACE FUNCTION dlock_sweep(p_grace_ms bigint, p_limit integer) RETURNS integer
+LANGUAGE sql SET search_path FROM CURRENT AS $$
+    WITH cutoff AS (
+        SELECT clock_timestamp() - p_grace_ms * interval '1 millisecond' AS t
+    ), old_holds AS (
+        DELETE FROM dlock_hold WHERE ctid IN (SELECT ctid FROM dlock_hold, cutoff WHERE lease_end < cutoff.t LIMIT p_limit)
+        RETURNING 1
+    ), old_waiters AS (
+        DELETE FROM dlock_waiter WHERE ctid IN (SELECT ctid FROM dlock_waiter, cutoff WHERE deadline < cutoff.t LIMIT p_limit)
+        RETURNING 1
+    ), old_clients AS (
+        DELETE FROM dlock_client WHERE ctid IN (SELECT ctid FROM dlock_client, cutoff WHERE expires < cutoff.t LIMIT p_limit)
+        RETURNING 1
+    ), old_listeners AS (
+        DELETE FROM dlock_listener WHERE pid NOT IN (SELECT pid FROM pg_stat_activity WHERE pid IS NOT NULL)
+        RETURNING 1
+    )
+    SELECT ((SELECT count(*) FROM old_holds) + (SELECT count(*) FROM old_waiters)
+          + (SELECT count(*) FROM old_clients) + (SELECT count(*) FROM old_listeners))::integer
+$$;
+
+-- The version of this schema; dlock checks it at start.
+CREATE OR REPLACE FUNCTION dlock_schema_version() RETURNS integer
+LANGUAGE sql IMMUTABLE AS $$ SELECT 1 $$;

@@ -1,0 +1,135 @@
+package dev.dlock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A Redlock's nodes are told apart by their servers' run ids, not by their URLs: two URLs of one
+ * server are refused when the client is built, and a node whose connection comes back to another
+ * node's server (here a TCP forwarder switched behind its URL) no longer votes.
+ */
+class DistinctRedlockServersTest {
+
+    @RegisterExtension
+    static final LockServers servers = LockServers.redlock(3).withRedlockNodeTimeout(Duration.ofMillis(250));
+
+    @Test
+    void twoUrlsOfOneServerAreRefusedWhenTheClientIsBuilt() {
+        int port = servers.master(0).port();
+        // the third node is down: the two names of one server would be the quorum
+        servers.master(2).kill();
+        assertThatThrownBy(() -> LockClient.builder()
+                .redlockNodes("redis://127.0.0.1:" + port, "redis://localhost:" + port, servers.master(2).uri())
+                .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("redlockNodes must be distinct servers")
+                .hasMessageContaining("localhost:" + port)
+                .hasMessageContaining("run_id");
+    }
+
+    @Test
+    void aNodeThatReconnectsToAnotherNodesServerNoLongerVotes() throws Exception {
+        try (Forwarder forwarder = new Forwarder(servers.master(2).port())) {
+            LockClient client = servers.track(LockClient.builder()
+                    .redlockNodes(servers.master(0).uri(), servers.master(1).uri(), "redis://127.0.0.1:" + forwarder.port())
+                    .redlockNodeTimeout(Duration.ofSeconds(1))
+                    .build());
+            DistributedLock lock = client.getLock("aliased");
+            assertThat(lock.tryLock()).isTrue();
+            lock.unlock();
+
+            forwarder.switchTo(servers.master(0).port());
+            // with node 1 down, only node 0 answers, once directly and once behind the forwarder
+            servers.master(1).kill();
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                    assertThatThrownBy(lock::tryLock).isInstanceOf(LockBackendException.class)
+                            .hasMessageContaining("the same server as Redlock node"));
+            assertThat(servers.master(0).keys("dlock:{aliased}")).isEmpty();
+        }
+    }
+
+    /** Forwards a local port to a Redis port; switching the target drops every open connection. */
+    private static final class Forwarder implements AutoCloseable {
+        private final ServerSocket listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        private final List<Socket> open = new CopyOnWriteArrayList<>();
+        private volatile int targetPort;
+
+        Forwarder(int targetPort) throws IOException {
+            this.targetPort = targetPort;
+            Thread acceptor = new Thread(this::accept, "forwarder");
+            acceptor.setDaemon(true);
+            acceptor.start();
+        }
+
+        int port() {
+            return listener.getLocalPort();
+        }
+
+        void switchTo(int port) {
+            targetPort = port;
+            dropAll();
+        }
+
+        private void accept() {
+            while (!listener.isClosed()) {
+                try {
+                    Socket client = listener.accept();
+                    Socket server = new Socket(InetAddress.getLoopbackAddress(), targetPort);
+                    open.add(client);
+                    open.add(server);
+                    pump(client, server);
+                    pump(server, client);
+                } catch (IOException e) {
+                    // closed, or the target refused: the client sees its connection drop
+                }
+            }
+        }
+
+        private void pump(Socket from, Socket to) {
+            Thread thread = new Thread(() -> {
+                try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                    in.transferTo(out);
+                } catch (IOException e) {
+                    // one side closed
+                } finally {
+                    close(from);
+                    close(to);
+                }
+            }, "forwarder-pump");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        private void dropAll() {
+            open.forEach(Forwarder::close);
+            open.clear();
+        }
+
+        private static void close(Socket socket) {
+            try {
+                socket.close();
+            } catch (IOException ignored) {
+                // closed already
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            listener.close();
+            dropAll();
+        }
+    }
+}
