@@ -49,6 +49,7 @@ public final class SingleNodeStore implements LockStore, StoreHandoff {
     private final RedisRecords records;
     private final RedisWakeUps wakeUps;
     private final Runnable afterClose;
+    private final CleanupFailures cleanupFailures;
 
     /**
      * @param ticker        the clock of grant validities
@@ -62,6 +63,7 @@ public final class SingleNodeStore implements LockStore, StoreHandoff {
     public SingleNodeStore(RedisNode node, Settings settings, Ticker ticker, boolean perSlotFloors, Runnable afterClose) {
         this.node = node;
         this.afterClose = afterClose;
+        this.cleanupFailures = new CleanupFailures(LOG, node.address());
         this.records = new RedisRecords(settings.keyPrefix());
         this.wakeUps = new RedisWakeUps(List.of(node), settings.commandTimeout().toMillis());
         this.commandTimeoutMs = settings.commandTimeout().toMillis();
@@ -88,6 +90,7 @@ public final class SingleNodeStore implements LockStore, StoreHandoff {
                     if (error != null) {
                         throw failedAcquire(target, kind, request, error);
                     }
+                    cleanupFailures.answered();
                     return Replies.acquire((List<?>) fields, validUntilNanos(startNanos, request.leaseMs()));
                 });
         if (!replicaAcks.enabled()) {
@@ -181,7 +184,9 @@ public final class SingleNodeStore implements LockStore, StoreHandoff {
 
     @Override
     public CompletableFuture<Void> abandon(LockTarget target, LockKind kind, String owner) {
-        return bestEffort(KindScripts.abandon(kind, target, owner, floors.of(target), null), target, "release");
+        return bestEffort(KindScripts.abandon(kind, target, owner, floors.of(target), null), target,
+                // also after an acquire whose outcome is unknown: it may never have held
+                "clean up what this client may hold of");
     }
 
     @Override
@@ -193,8 +198,9 @@ public final class SingleNodeStore implements LockStore, StoreHandoff {
     private CompletableFuture<Void> bestEffort(ScriptCall call, LockTarget target, String what) {
         return call.on(node).handle((reply, error) -> {
             if (error != null) {
-                LOG.warn("could not {} lock '{}' on {}; its lease or deadline frees it: {}", what, target.name(),
-                        node.address(), Failures.unwrap(error).toString());
+                cleanupFailures.failed(what, target.name(), Failures.unwrap(error));
+            } else {
+                cleanupFailures.answered();
             }
             return null;
         });
