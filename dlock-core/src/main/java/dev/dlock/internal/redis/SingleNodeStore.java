@@ -8,6 +8,7 @@ import dev.dlock.internal.settings.Settings;
 import dev.dlock.internal.settings.Ticker;
 import dev.dlock.internal.store.AcquireReply;
 import dev.dlock.internal.store.AcquireRequest;
+import dev.dlock.internal.store.CleanupFailures;
 import dev.dlock.internal.store.ClientRecordEntry;
 import dev.dlock.internal.store.Failures;
 import dev.dlock.internal.store.HeldLock;

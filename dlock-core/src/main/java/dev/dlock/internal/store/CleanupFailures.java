@@ -1,4 +1,4 @@
-package dev.dlock.internal;
+package dev.dlock.internal.store;
 
 import org.slf4j.Logger;
 
@@ -9,19 +9,19 @@ import org.slf4j.Logger;
  * such a cleanup behind, and a line each would bury the log; none of them needs the operator, since
  * leases and deadlines free what they would have freed.
  */
-final class CleanupFailures {
+public final class CleanupFailures {
     private final Logger log;
     private final String address;
     private boolean failing;
     private long failures;
 
-    CleanupFailures(Logger log, String address) {
+    public CleanupFailures(Logger log, String address) {
         this.log = log;
         this.address = address;
     }
 
     /** A cleanup on the lock failed. */
-    void failed(String what, String lockName, Throwable error) {
+    public void failed(String what, String lockName, Throwable error) {
         boolean first;
         long count;
         synchronized (this) {
@@ -39,7 +39,7 @@ final class CleanupFailures {
     }
 
     /** The server answered a call: an outage, if there was one, is over. */
-    void answered() {
+    public void answered() {
         long count;
         synchronized (this) {
             if (!failing) {
