@@ -67,23 +67,25 @@ public class DlockAutoConfiguration {
                                       ObjectProvider<RedisAddressSource> dataRedis) {
             RedisAddress address = RedisAddress.of(properties, environment, dataRedis.getIfUnique());
             LockClientBuilder builder = LockClient.builder();
-            address.applyTo(builder);
-            set(properties.getRedlockNodeTimeout(), builder::redlockNodeTimeout);
-            set(properties.getKeyPrefix(), builder::keyPrefix);
-            set(properties.getDefaultLease(), builder::defaultLease);
-            set(properties.getCommandTimeout(), builder::commandTimeout);
-            set(properties.getWaiterTimeout(), builder::waiterTimeout);
-            set(properties.getOutageTolerance(), builder::outageTolerance);
-            set(clientName(properties, environment), builder::clientName);
-            DlockProperties.ReplicaAcks acks = properties.getReplicaAcks();
-            if (acks.getReplicas() > 0) {
-                builder.replicaAcks(acks.getReplicas(), acks.getTimeout());
-            }
-            customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
             try {
+                address.applyTo(builder);
+                set(properties.getRedlockNodeTimeout(), builder::redlockNodeTimeout);
+                set(properties.getKeyPrefix(), builder::keyPrefix);
+                set(properties.getDefaultLease(), builder::defaultLease);
+                set(properties.getCommandTimeout(), builder::commandTimeout);
+                set(properties.getWaiterTimeout(), builder::waiterTimeout);
+                set(properties.getOutageTolerance(), builder::outageTolerance);
+                set(clientName(properties, environment), builder::clientName);
+                DlockProperties.ReplicaAcks acks = properties.getReplicaAcks();
+                if (acks.getReplicas() > 0) {
+                    builder.replicaAcks(acks.getReplicas(), acks.getTimeout());
+                }
+                customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
                 return builder.build();
             } catch (LockBackendException e) {
                 throw new RedisUnreachableException(address.describe(), e);
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                throw new IllegalStateException(PropertyNames.inMessage(e.getMessage(), properties, address), e);
             }
         }
 
