@@ -30,8 +30,9 @@ import picocli.CommandLine.ScopeType;
                 "  --redis URL, else $REDIS_URL, else redis://127.0.0.1:6379 (a Sentinel URL",
                 "  names the master the sentinels report). Or --redlock URL,URL,URL: a Redlock",
                 "  over independent masters; or --cluster URL[,URL...]: a Redis Cluster's",
-                "  nodes. One of the three. The demo runs on one Redis only and goes on, when",
-                "  nothing answers at the default address, to a redis-server of its own.",
+                "  nodes; or --postgres URL (else $DLOCK_POSTGRES_URL): the locks in PostgreSQL.",
+                "  One of the four. The demo runs on one Redis only and goes on, when nothing",
+                "  answers at the default address, to a redis-server of its own.",
                 "%nExit codes:",
                 "    0  ok",
                 "    1  exec: lock not acquired within --wait; release: lock not held;",
@@ -47,12 +48,14 @@ import picocli.CommandLine.ScopeType;
 public final class DlockCommand implements Runnable {
 
     static final String REDIS_URL_ENV = "REDIS_URL";
+    static final String POSTGRES_URL_ENV = "DLOCK_POSTGRES_URL";
 
     /** The subcommands, by name, in the order the help lists them. */
     static final Map<String, Class<?>> SUBCOMMANDS = subcommands();
 
     /** Root options that take a value, which a scan for the subcommand's name must step over. */
-    private static final Set<String> OPTIONS_WITH_VALUE = Set.of("--redis", "--redlock", "--cluster", "--prefix");
+    private static final Set<String> OPTIONS_WITH_VALUE = Set.of("--redis", "--redlock", "--cluster", "--postgres",
+            "--prefix");
 
     private static Map<String, Class<?>> subcommands() {
         Map<String, Class<?>> all = new LinkedHashMap<>();
@@ -116,6 +119,13 @@ public final class DlockCommand implements Runnable {
                     "repeated. Excludes --redis and --redlock."})
     private List<String> cluster = new ArrayList<>();
 
+    @Option(names = "--postgres", paramLabel = "URL", scope = ScopeType.INHERIT,
+            description = {"PostgreSQL instead of Redis:",
+                    "jdbc:postgresql://host:port/db?user=...&password=...",
+                    "(or postgresql://...). Default: $DLOCK_POSTGRES_URL.",
+                    "Excludes --redis, --redlock and --cluster."})
+    private String postgres;
+
     @Option(names = "--prefix", paramLabel = "PREFIX", scope = ScopeType.INHERIT,
             description = "Key prefix of the locks (default: ${DEFAULT-VALUE}).",
             defaultValue = LockClient.DEFAULT_KEY_PREFIX)
@@ -145,7 +155,8 @@ public final class DlockCommand implements Runnable {
      * @throws UsageException the options exclude each other, or a URL is not acceptable
      */
     public ClientOptions clientOptions() {
-        return ClientOptions.of(redis, System.getenv(REDIS_URL_ENV), redlock, cluster);
+        return ClientOptions.of(redis, System.getenv(REDIS_URL_ENV), redlock, cluster, postgres,
+                System.getenv(POSTGRES_URL_ENV));
     }
 
     /**
@@ -155,11 +166,15 @@ public final class DlockCommand implements Runnable {
      * @throws UsageException {@code --redlock} or {@code --cluster} is given, or the URL is not acceptable
      */
     public RedisSource explicitRedis() {
-        if (!redlock.isEmpty() || !cluster.isEmpty()) {
-            throw new UsageException((redlock.isEmpty() ? "--cluster" : "--redlock")
+        if (!redlock.isEmpty() || !cluster.isEmpty() || postgres != null) {
+            throw new UsageException((postgres != null ? "--postgres" : redlock.isEmpty() ? "--cluster" : "--redlock")
                     + " is for exec, status, list, top and release: the demo runs on one Redis (--redis URL)");
         }
         ClientOptions options = clientOptions();
+        if (options.isPostgres()) {
+            throw new UsageException(POSTGRES_URL_ENV + " is for exec, status, list, top and release: the demo runs on "
+                    + "one Redis (--redis URL)");
+        }
         if (redis != null) {
             return new RedisSource(options.redisUrl(), "--redis");
         }
