@@ -115,6 +115,15 @@ public final class ClientOptions {
         return topology == Topology.REDIS;
     }
 
+    boolean isCluster() {
+        return topology == Topology.CLUSTER;
+    }
+
+    /** The URLs as given (one for one Redis), for {@code dlock doctor}. */
+    List<String> urls() {
+        return urls;
+    }
+
     /** The one Redis's URL. */
     String redisUrl() {
         if (topology != Topology.REDIS) {

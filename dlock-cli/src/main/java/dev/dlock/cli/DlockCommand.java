@@ -41,6 +41,7 @@ import picocli.CommandLine.ScopeType;
                 "   69  Redis unreachable or failing",
                 "   70  internal error (a bug: please report it)",
                 "  122  exec: the lock was lost while the command ran, which was stopped",
+                "  doctor: 0 every check OK, 1 warnings, 2 failures",
                 "  126  exec: the command cannot be executed; 127: not found",
                 "  else exec: the command's own exit code",
                 "%nDurations: 500ms, 10s, 2m, 1h, 1d, combined as 1m30s, or ISO-8601 PT10S."})
@@ -65,6 +66,7 @@ public final class DlockCommand implements Runnable {
         all.put("top", TopCommand.class);
         all.put("watch", TopCommand.class);
         all.put("release", ReleaseCommand.class);
+        all.put("doctor", DoctorCommand.class);
         all.put("help", HelpCommand.class);
         return Collections.unmodifiableMap(all);
     }
@@ -135,7 +137,7 @@ public final class DlockCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new UsageException("missing command: demo, exec, status, list, top or release (see 'dlock --help')");
+        throw new UsageException("missing command: demo, exec, status, list, top, release or doctor (see 'dlock --help')");
     }
 
     public boolean verbose() {

@@ -72,38 +72,29 @@ public class DlockAutoConfiguration {
                                       ObjectProvider<DataSource> dataSources) {
             LockClientBuilder builder = LockClient.builder();
             String store = properties.getStore() == null ? "redis" : properties.getStore().strip();
-            RedisAddress address = null;
-            switch (store) {
-                case "postgres" -> {
-                    DataSource dataSource = dataSources.getIfUnique();
-                    if (dataSource == null) {
-                        throw new IllegalStateException("dlock.store=postgres keeps the locks in the application's "
-                                + "DataSource, and there is no single DataSource bean: configure spring.datasource.*");
-                    }
-                    DlockProperties.Postgres postgres = properties.getPostgres();
-                    builder.postgres(dataSource).postgresSchema(postgres.getSchema())
-                            .postgresCreateSchema(postgres.isCreateSchema());
-                    set(postgres.getPolling(), builder::postgresPolling);
-                }
-                case "redis" -> {
-                    address = RedisAddress.of(properties, environment, dataRedis.getIfUnique());
-                    address.applyTo(builder);
-                }
-                default -> throw new IllegalStateException("dlock.store must be redis or postgres, got '" + store + "'");
+            if (!store.equals("redis") && !store.equals("postgres")) {
+                throw new IllegalStateException("dlock.store must be redis or postgres, got '" + store + "'");
             }
-            set(properties.getRedlockNodeTimeout(), builder::redlockNodeTimeout);
-            set(properties.getKeyPrefix(), builder::keyPrefix);
-            set(properties.getDefaultLease(), builder::defaultLease);
-            set(properties.getCommandTimeout(), builder::commandTimeout);
-            set(properties.getWaiterTimeout(), builder::waiterTimeout);
-            set(properties.getOutageTolerance(), builder::outageTolerance);
-            set(clientName(properties, environment), builder::clientName);
-            DlockProperties.ReplicaAcks acks = properties.getReplicaAcks();
-            if (acks.getReplicas() > 0) {
-                builder.replicaAcks(acks.getReplicas(), acks.getTimeout());
-            }
-            customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
+            RedisAddress address = store.equals("redis") ? RedisAddress.of(properties, environment, dataRedis.getIfUnique())
+                    : null;
             try {
+                if (address != null) {
+                    address.applyTo(builder);
+                } else {
+                    usePostgres(builder, properties.getPostgres(), dataSources.getIfUnique());
+                }
+                set(properties.getRedlockNodeTimeout(), builder::redlockNodeTimeout);
+                set(properties.getKeyPrefix(), builder::keyPrefix);
+                set(properties.getDefaultLease(), builder::defaultLease);
+                set(properties.getCommandTimeout(), builder::commandTimeout);
+                set(properties.getWaiterTimeout(), builder::waiterTimeout);
+                set(properties.getOutageTolerance(), builder::outageTolerance);
+                set(clientName(properties, environment), builder::clientName);
+                DlockProperties.ReplicaAcks acks = properties.getReplicaAcks();
+                if (acks.getReplicas() > 0) {
+                    builder.replicaAcks(acks.getReplicas(), acks.getTimeout());
+                }
+                customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
                 return builder.build();
             } catch (LockBackendException e) {
                 if (address == null) {
@@ -111,7 +102,19 @@ public class DlockAutoConfiguration {
                             + e.getMessage(), e);
                 }
                 throw new RedisUnreachableException(address.describe(), e);
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                throw new IllegalStateException(PropertyNames.inMessage(e.getMessage(), properties, address), e);
             }
+        }
+
+        /** {@code dlock.store=postgres}: the locks in the database of the application's DataSource. */
+        private static void usePostgres(LockClientBuilder builder, DlockProperties.Postgres postgres, DataSource dataSource) {
+            if (dataSource == null) {
+                throw new IllegalStateException("dlock.store=postgres keeps the locks in the application's DataSource, "
+                        + "and there is no single DataSource bean: configure spring.datasource.*");
+            }
+            builder.postgres(dataSource).postgresSchema(postgres.getSchema()).postgresCreateSchema(postgres.isCreateSchema());
+            set(postgres.getPolling(), builder::postgresPolling);
         }
 
         private static String clientName(DlockProperties properties, Environment environment) {

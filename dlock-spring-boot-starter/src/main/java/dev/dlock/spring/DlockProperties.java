@@ -96,6 +96,14 @@ public class DlockProperties {
     private int adviceOrder = WithLockAdvisor.DEFAULT_ORDER;
 
     /**
+     * What @WithLock(onBusy = SKIP) methods (scheduled jobs) without an onOutage of their own do
+     * when Redis fails while they take the lock: true to return without running (one WARN per
+     * outage, with a count when Redis answers again), false to throw LockBackendException. Other
+     * methods throw unless their onOutage says SKIP.
+     */
+    private boolean skipOnOutage = true;
+
+    /**
      * Grants count only once this many replicas acknowledged them (WAIT); off by default.
      */
     private final ReplicaAcks replicaAcks = new ReplicaAcks();
@@ -278,6 +286,20 @@ public class DlockProperties {
      */
     public void setAdviceOrder(int adviceOrder) {
         this.adviceOrder = adviceOrder;
+    }
+
+    /**
+     * @return the skip-on-outage property
+     */
+    public boolean isSkipOnOutage() {
+        return skipOnOutage;
+    }
+
+    /**
+     * @param skipOnOutage the skip-on-outage property
+     */
+    public void setSkipOnOutage(boolean skipOnOutage) {
+        this.skipOnOutage = skipOnOutage;
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.dlock.spring;
 
+import dev.dlock.LockClient;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,6 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.env.Environment;
 import org.springframework.expression.Expression;
@@ -30,9 +32,12 @@ import org.springframework.expression.spel.standard.SpelExpression;
  * @param leaseTime    the explicit lease; null: the watchdog lease
  * @param kind         which lock of the name
  * @param onBusy       what a busy lock does
+ * @param skipOnOutage whether a call returns as skipped, instead of throwing, when Redis fails
+ * @param holdAtLeast  the minimum hold; null: none
  */
 record LockedMethod(Method method, Expression keyExpression, String source, String defaultName,
-                    Duration waitTime, Duration leaseTime, WithLock.Kind kind, WithLock.OnBusy onBusy) {
+                    Duration waitTime, Duration leaseTime, WithLock.Kind kind, WithLock.OnBusy onBusy,
+                    boolean skipOnOutage, Duration holdAtLeast) {
 
     static LockedMethod parse(Method method, WithLock annotation, ExpressionParser parser, Environment environment,
                               String[] parameterNames) {
@@ -49,6 +54,15 @@ record LockedMethod(Method method, Expression keyExpression, String source, Stri
         }
         Duration wait = duration(annotation.waitTime(), "waitTime", where, environment, true);
         Duration lease = duration(annotation.leaseTime(), "leaseTime", where, environment, false);
+        Duration holdAtLeast = duration(annotation.holdAtLeast(), "holdAtLeast", where, environment, true);
+        if (holdAtLeast != null && holdAtLeast.compareTo(LockClient.MAX_LEASE) > 0) {
+            throw new IllegalStateException("@WithLock on " + where + ": holdAtLeast \"" + annotation.holdAtLeast()
+                    + "\" is longer than the longest lease, " + LockClient.MAX_LEASE);
+        }
+        if (holdAtLeast != null && lease != null && holdAtLeast.compareTo(lease) > 0) {
+            throw new IllegalStateException("@WithLock on " + where + ": holdAtLeast \"" + annotation.holdAtLeast()
+                    + "\" is longer than leaseTime \"" + annotation.leaseTime() + "\", which ends every hold before it");
+        }
         Class<?> returned = method.getReturnType();
         if (CompletionStage.class.isAssignableFrom(returned) || Future.class.isAssignableFrom(returned)
                 || isPublisher(returned)) {
@@ -61,8 +75,19 @@ record LockedMethod(Method method, Expression keyExpression, String source, Stri
                     + " lock is busy, which a method returning " + returned.getName()
                     + " cannot; return void, an object or an Optional");
         }
+        boolean skipOnOutage = switch (annotation.onOutage()) {
+            case THROW -> false;
+            case SKIP -> true;
+            case DEFAULT -> annotation.onBusy() == WithLock.OnBusy.SKIP
+                    && Binder.get(environment).bind("dlock.skip-on-outage", Boolean.class).orElse(true);
+        };
+        if (annotation.onOutage() == WithLock.OnOutage.SKIP && returned.isPrimitive() && returned != void.class) {
+            throw new IllegalStateException("@WithLock on " + where + ": onOutage = SKIP returns null when Redis"
+                    + " fails, which a method returning " + returned.getName()
+                    + " cannot; return void, an object or an Optional");
+        }
         return new LockedMethod(method, expression, annotation.key(), method.getDeclaringClass().getName() + "." + method.getName(),
-                wait, lease, annotation.kind(), annotation.onBusy());
+                wait, lease, annotation.kind(), annotation.onBusy(), skipOnOutage, holdAtLeast);
     }
 
     /**
