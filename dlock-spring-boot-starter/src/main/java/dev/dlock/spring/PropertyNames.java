@@ -23,9 +23,11 @@ final class PropertyNames {
             return null;
         }
         Map<String, String> set = new LinkedHashMap<>();
-        set.put("redisUri", address.source().startsWith("dlock.") ? "dlock.redis-uri" : address.source());
+        // no Redis address with dlock.store=postgres
+        String source = address == null ? "dlock.store" : address.source();
+        set.put("redisUri", source.startsWith("dlock.") ? "dlock.redis-uri" : source);
         set.put("redlockNodes", "dlock.redlock-nodes");
-        set.put("clusterNodes", address.source().startsWith("dlock.") ? "dlock.cluster-nodes" : address.source());
+        set.put("clusterNodes", source.startsWith("dlock.") ? "dlock.cluster-nodes" : source);
         put(set, "redlockNodeTimeout", "dlock.redlock-node-timeout", properties.getRedlockNodeTimeout());
         put(set, "keyPrefix", "dlock.key-prefix", properties.getKeyPrefix());
         put(set, "defaultLease", "dlock.default-lease", properties.getDefaultLease());
