@@ -1,10 +1,10 @@
 package dev.dlock;
 
-import dev.dlock.internal.LettuceNodes;
 import dev.dlock.internal.LockEngine;
-import dev.dlock.internal.RedisStores;
-import dev.dlock.internal.Settings;
+import dev.dlock.internal.lettuce.LettuceNodes;
+import dev.dlock.internal.lettuce.RedisStores;
 import dev.dlock.internal.memory.MemoryStores;
+import dev.dlock.internal.settings.Settings;
 import dev.dlock.internal.postgres.PostgresStores;
 import dev.dlock.internal.store.StoreFactory;
 import io.lettuce.core.resource.ClientResources;

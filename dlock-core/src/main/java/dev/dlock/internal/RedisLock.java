@@ -5,7 +5,12 @@ import dev.dlock.LockHandle;
 import dev.dlock.LockInfo;
 import dev.dlock.LockLostException;
 import dev.dlock.LockObserver.LossCause;
+import dev.dlock.internal.acquire.Acquisition;
+import dev.dlock.internal.hold.Hold;
+import dev.dlock.internal.hold.HoldRegistry;
+import dev.dlock.internal.settings.Validation;
 import dev.dlock.internal.store.AcquireReply;
+import dev.dlock.internal.store.Failures;
 import dev.dlock.internal.store.LockKind;
 import dev.dlock.internal.store.LockTarget;
 import java.time.Duration;
@@ -33,7 +38,7 @@ public final class RedisLock implements DistributedLock {
     private final LockTarget target;
     private final LockKind kind;
 
-    RedisLock(LockEngine engine, String name, LockKind kind) {
+    public RedisLock(LockEngine engine, String name, LockKind kind) {
         this.engine = engine;
         this.target = engine.target(Validation.lockName(name));
         this.kind = kind;

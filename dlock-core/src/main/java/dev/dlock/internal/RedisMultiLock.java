@@ -4,6 +4,7 @@ import dev.dlock.DistributedLock;
 import dev.dlock.LockHandle;
 import dev.dlock.LockHold;
 import dev.dlock.LockInfo;
+import dev.dlock.internal.settings.Validation;
 import dev.dlock.internal.store.LockKind;
 import dev.dlock.internal.store.LockTarget;
 import java.time.Duration;

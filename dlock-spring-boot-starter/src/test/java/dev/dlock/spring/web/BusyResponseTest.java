@@ -99,6 +99,7 @@ class BusyResponseTest {
         assertThat(problem.get("lockName").asString()).isEqualTo("account:42");
         assertThat(problem.get("waitMillis").asLong()).isEqualTo(200);
         assertThat(problem.get("detail").asString()).contains("'account:42'").contains("200 ms");
+        assertThat(problem.get("instance").asString()).isEqualTo("/accounts/42/withdrawals");
         assertThat(output.getOut() + output.getErr()).doesNotContain("ERROR").doesNotContain(LockBusyException.class.getName());
     }
 
