@@ -3,7 +3,6 @@ package dev.dlock.internal.hold;
 import dev.dlock.LockListener;
 import dev.dlock.LockLostException;
 import dev.dlock.LockObserver.LossCause;
-import dev.dlock.internal.observe.LockEvents;
 import dev.dlock.internal.settings.Daemons;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -25,10 +24,10 @@ public final class HoldLosses {
             "it was no longer its owner's at release (lease expired or force-released); the lock was left untouched";
 
     private final List<LockListener> listeners;
-    private final LockEvents events;
+    private final HoldEvents events;
     private final ExecutorService listenerExecutor = Executors.newSingleThreadExecutor(Daemons.named("dlock-listener"));
 
-    public HoldLosses(List<LockListener> listeners, LockEvents events) {
+    public HoldLosses(List<LockListener> listeners, HoldEvents events) {
         this.listeners = List.copyOf(listeners);
         this.events = events;
     }

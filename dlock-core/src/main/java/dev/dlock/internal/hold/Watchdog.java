@@ -1,8 +1,6 @@
 package dev.dlock.internal.hold;
 
 import dev.dlock.LockObserver.LossCause;
-import dev.dlock.internal.observe.LockEvents;
-import dev.dlock.internal.redis.QuorumStore;
 import dev.dlock.internal.settings.Settings;
 import dev.dlock.internal.settings.Ticker;
 import dev.dlock.internal.store.Failures;
@@ -30,7 +28,7 @@ public final class Watchdog {
     private final LockStore store;
     private final Ticker ticker;
     private final HoldLosses losses;
-    private final LockEvents events;
+    private final HoldEvents events;
     private final ClientRecord clientRecord;
     private final long periodNanos;
     /** When the last round started (or found nothing to renew); touched by the timer thread only. */
@@ -45,7 +43,7 @@ public final class Watchdog {
      * @param leaseMs   the lease every renewal sets
      * @param batchSize holds per renewal script call
      */
-    public Watchdog(LockStore store, Ticker ticker, HoldLosses losses, LockEvents events, ClientRecord clientRecord,
+    public Watchdog(LockStore store, Ticker ticker, HoldLosses losses, HoldEvents events, ClientRecord clientRecord,
              long leaseMs, int batchSize) {
         this.store = store;
         this.clientRecord = clientRecord;
@@ -169,7 +167,7 @@ public final class Watchdog {
         if (holds.remove(hold)) {
             losses.lost(hold, LossCause.BACKEND_UNREACHABLE, "its lease could not be renewed before it ran out"
                     + (error != null ? ": " + Failures.unwrap(error).getMessage()
-                    : store instanceof QuorumStore ? " (no quorum answered)" : " (Redis did not confirm a renewal)"));
+                    : store.isQuorum() ? " (no quorum answered)" : " (the store did not confirm a renewal)"));
         }
     }
 }

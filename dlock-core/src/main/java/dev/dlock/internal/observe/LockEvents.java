@@ -6,6 +6,7 @@ import dev.dlock.LockObserver.Kind;
 import dev.dlock.LockObserver.LossCause;
 import dev.dlock.LockObserver;
 import dev.dlock.internal.hold.Hold;
+import dev.dlock.internal.hold.HoldEvents;
 import dev.dlock.internal.hold.HoldRegistry;
 import dev.dlock.internal.settings.SlowLockSettings;
 import dev.dlock.internal.settings.Ticker;
@@ -22,7 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * Pieces call it with their own types; it turns them into the observer's. With no observer and no
  * warnings every call returns at once, without allocating.
  */
-public final class LockEvents {
+public final class LockEvents implements HoldEvents {
 
     private static final StackWalker STACK = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
     private static final ProtectionDomain DLOCK_CLASSES = LockEvents.class.getProtectionDomain();
@@ -117,6 +118,7 @@ public final class LockEvents {
         }
     }
 
+    @Override
     public void lost(Hold hold, LossCause cause) {
         if (observer != null) {
             observer.lost(kind(hold.kind), hold.name, cause);
@@ -124,12 +126,14 @@ public final class LockEvents {
         holdEnded(hold, HoldEnding.LOST);
     }
 
+    @Override
     public void renewalRound(int holds, long lagNanos) {
         if (observer != null) {
             observer.renewalRound(holds, lagNanos);
         }
     }
 
+    @Override
     public void renewalBatch(int renewed, int failed) {
         if (observer != null) {
             observer.renewalBatch(renewed, failed);

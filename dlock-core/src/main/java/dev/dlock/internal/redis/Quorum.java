@@ -2,7 +2,6 @@ package dev.dlock.internal.redis;
 
 import dev.dlock.LockBackendException;
 import dev.dlock.NodeError;
-import dev.dlock.internal.store.Failures;
 import dev.dlock.internal.store.NodeFailure;
 import java.util.ArrayList;
 import java.util.List;
@@ -87,7 +86,7 @@ public final class Quorum {
 
     /** A timeout is described with the per-node timeout, whoever noticed it first. */
     private static NodeFailure nodeFailure(RedisNode node, Throwable error, long timeoutMs) {
-        NodeFailure failure = Failures.asNodeFailure(node, error, timeoutMs);
+        NodeFailure failure = RedisFailures.asNodeFailure(node, error, timeoutMs);
         if (failure.kind() != NodeError.Kind.TIMEOUT) {
             return failure;
         }

@@ -113,7 +113,7 @@ public final class SingleNodeStore implements LockStore, StoreHandoff {
                 return grant;
             }
             String missing = error != null ? "the replicas' acknowledgement could not be awaited ("
-                    + Failures.asNodeFailure(node, error, commandTimeoutMs).getMessage() + ")" : unacknowledged(acked);
+                    + RedisFailures.asNodeFailure(node, error, commandTimeoutMs).getMessage() + ")" : unacknowledged(acked);
             String lock = kind.label() + " '" + target.name() + "'";
             if (request.reentry()) {
                 throw new LockBackendException("re-entry of " + lock + " on " + node.address() + " not counted: " + missing
@@ -131,7 +131,7 @@ public final class SingleNodeStore implements LockStore, StoreHandoff {
     }
 
     private LockBackendException failedAcquire(LockTarget target, LockKind kind, AcquireRequest request, Throwable error) {
-        LockBackendException failure = Failures.commandFailed(request.reentry() ? "re-entry" : "acquire", target, node,
+        LockBackendException failure = RedisFailures.commandFailed(request.reentry() ? "re-entry" : "acquire", target, node,
                 commandTimeoutMs, error);
         if (request.reentry() || !Failures.outcomeUnknown(error)) {
             return failure;
@@ -144,7 +144,7 @@ public final class SingleNodeStore implements LockStore, StoreHandoff {
     public CompletableFuture<Long> release(LockTarget target, LockKind kind, String owner, long token) {
         return KindScripts.release(kind, target, owner, token, floors.of(target), true).on(node).handle((reply, error) -> {
             if (error != null) {
-                throw Failures.commandFailed("release", target, node, commandTimeoutMs, error);
+                throw RedisFailures.commandFailed("release", target, node, commandTimeoutMs, error);
             }
             return (Long) reply;
         });
@@ -165,7 +165,7 @@ public final class SingleNodeStore implements LockStore, StoreHandoff {
                 .on(node)
                 .handle((reply, error) -> {
                     if (error != null) {
-                        throw Failures.commandFailed("release", target, node, commandTimeoutMs, error);
+                        throw RedisFailures.commandFailed("release", target, node, commandTimeoutMs, error);
                     }
                     List<?> fields = (List<?>) reply;
                     long code = (Long) fields.get(0);
@@ -211,7 +211,7 @@ public final class SingleNodeStore implements LockStore, StoreHandoff {
     public CompletableFuture<Boolean> forceRelease(LockTarget target) {
         return Scripts.forceRelease(target, floors.of(target)).on(node).handle((reply, error) -> {
             if (error != null) {
-                throw Failures.commandFailed("force release", target, node, commandTimeoutMs, error);
+                throw RedisFailures.commandFailed("force release", target, node, commandTimeoutMs, error);
             }
             return (Long) reply == 1L;
         });
@@ -243,7 +243,7 @@ public final class SingleNodeStore implements LockStore, StoreHandoff {
         return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).thenApply(done -> {
             if (failures.size() == calls.size()) {
                 // nothing renewed: the holders are told why (a Cluster's slots that answered count as renewed)
-                throw new java.util.concurrent.CompletionException(Failures.asNodeFailure(node, failures.get(0),
+                throw new java.util.concurrent.CompletionException(RedisFailures.asNodeFailure(node, failures.get(0),
                         commandTimeoutMs));
             }
             return outcome;
@@ -279,7 +279,7 @@ public final class SingleNodeStore implements LockStore, StoreHandoff {
     public CompletableFuture<LockState> inspect(LockTarget target, LockKind kind) {
         return KindScripts.inspect(kind, target).on(node).handle((reply, error) -> {
             if (error != null) {
-                throw Failures.commandFailed("inspect", target, node, commandTimeoutMs, error);
+                throw RedisFailures.commandFailed("inspect", target, node, commandTimeoutMs, error);
             }
             return Replies.state((List<?>) reply);
         });
@@ -289,7 +289,7 @@ public final class SingleNodeStore implements LockStore, StoreHandoff {
     public CompletableFuture<LockHolds> holds(LockTarget target) {
         return Scripts.inspectHolds(target).on(node).handle((reply, error) -> {
             if (error != null) {
-                throw Failures.commandFailed("inspect", target, node, commandTimeoutMs, error);
+                throw RedisFailures.commandFailed("inspect", target, node, commandTimeoutMs, error);
             }
             return Replies.holds((List<?>) reply);
         });
@@ -322,7 +322,7 @@ public final class SingleNodeStore implements LockStore, StoreHandoff {
                 throw incomplete.found(records.names(incomplete.found()));
             }
             if (error != null) {
-                NodeFailure failure = Failures.asNodeFailure(node, error, commandTimeoutMs);
+                NodeFailure failure = RedisFailures.asNodeFailure(node, error, commandTimeoutMs);
                 NodeError described = failure.toNodeError();
                 throw new LockBackendException("list failed: " + described, failure, null, List.of(described));
             }

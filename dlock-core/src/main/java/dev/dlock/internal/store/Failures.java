@@ -3,61 +3,16 @@ package dev.dlock.internal.store;
 import dev.dlock.LockBackendException;
 import dev.dlock.LockLostException;
 import dev.dlock.NodeError;
-import dev.dlock.internal.redis.RedisNode;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 
-/** Turns node failures ({@link NodeFailure}) into the exceptions and messages users see. */
+/** Turns a store's failures ({@link NodeFailure}) into the exceptions and messages users see. */
 public final class Failures {
 
     private Failures() {
-    }
-
-    /**
-     * Describes a failed command on a lock on one node. When the command may have run (timeout,
-     * connection lost with the command in flight) the message says the outcome is unknown.
-     */
-    public static LockBackendException commandFailed(String operation, LockTarget target, RedisNode node, long timeoutMs,
-                                              Throwable error) {
-        Throwable unwrapped = unwrap(error);
-        if (unwrapped instanceof LockBackendException backend) {
-            return backend;
-        }
-        NodeFailure failure = asNodeFailure(node, error, timeoutMs);
-        String lock = "lock '" + target.name() + "'";
-        String message = switch (failure.kind()) {
-            case WRONG_TYPE -> "key '" + target.key() + "' of " + lock + " holds a value of another type, "
-                    + "not a dlock lock: something else wrote to it; delete it or use another key prefix";
-            case TIMEOUT, OTHER -> operation + " outcome unknown for " + lock + " on " + node.address() + ": "
-                    + failure.getMessage();
-            case UNREACHABLE -> operation + " failed for " + lock + ": Redis at " + node.address() + " unreachable: "
-                    + failure.getMessage();
-            case ERROR_REPLY -> operation + " failed for " + lock + " on " + node.address()
-                    + ": Redis replied with an error: " + failure.getMessage();
-        };
-        return new LockBackendException(message, failure, target.name(), List.of(failure.toNodeError()));
-    }
-
-    /**
-     * The node's failure as a {@link NodeFailure}: as the node reported it, or, for a timeout of
-     * the caller's own ({@code orTimeout}) or anything unexpected, described here.
-     *
-     * @param timeoutMs the caller's own timeout, for its message
-     */
-    public static NodeFailure asNodeFailure(RedisNode node, Throwable error, long timeoutMs) {
-        Throwable cause = unwrap(error);
-        if (cause instanceof NodeFailure failure) {
-            return failure;
-        }
-        if (cause instanceof TimeoutException) {
-            // a node that died after connecting shows up as a timeout: commands wait for a reconnect
-            return new NodeFailure(NodeError.Kind.TIMEOUT, node.address(), "timed out after " + timeoutMs + " ms"
-                    + (node.isConnected() ? "" : " (not connected: unreachable)"), cause);
-        }
-        return new NodeFailure(NodeError.Kind.OTHER, node.address(), rootMessage(cause), cause);
     }
 
     /** Whether the command may have been applied although the caller saw an error. */
