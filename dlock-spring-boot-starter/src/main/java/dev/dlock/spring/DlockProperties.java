@@ -21,6 +21,17 @@ public class DlockProperties {
     private boolean enabled = true;
 
     /**
+     * Where the locks live: "redis" (the default) or "postgres", which keeps them in the database
+     * of the application's DataSource (spring.datasource.*); see dlock.postgres.*.
+     */
+    private String store = "redis";
+
+    /**
+     * The PostgreSQL store (dlock.store=postgres).
+     */
+    private final Postgres postgres = new Postgres();
+
+    /**
      * The Redis URL, e.g. redis://[user:password@]host:6379/0, rediss://... for TLS, or
      * redis-sentinel://host:26379,host:26380?sentinelMasterId=NAME (or Lettuce's ...#NAME). Default: the Redis of
      * spring.data.redis.*, else redis://localhost:6379.
@@ -114,6 +125,18 @@ public class DlockProperties {
     /**
      * @return the redis-uri property
      */
+    public String getStore() {
+        return store;
+    }
+
+    public void setStore(String store) {
+        this.store = store;
+    }
+
+    public Postgres getPostgres() {
+        return postgres;
+    }
+
     public String getRedisUri() {
         return redisUri;
     }
@@ -325,6 +348,51 @@ public class DlockProperties {
          */
         public void setTimeout(Duration timeout) {
             this.timeout = timeout;
+        }
+    }
+
+    /** The PostgreSQL store's settings. */
+    public static class Postgres {
+
+        /**
+         * The schema of dlock's tables and functions. Default "public".
+         */
+        private String schema = "public";
+
+        /**
+         * Whether dlock creates its tables and functions on first use. Turn off when your
+         * migrations run dlock's SQL file (dev/dlock/postgres/V1__dlock.sql).
+         */
+        private boolean createSchema = true;
+
+        /**
+         * Waiters poll at this interval instead of listening for NOTIFY, as behind PgBouncer in
+         * transaction pooling (found out by itself at start otherwise). Unset: NOTIFY.
+         */
+        private Duration polling;
+
+        public String getSchema() {
+            return schema;
+        }
+
+        public void setSchema(String schema) {
+            this.schema = schema;
+        }
+
+        public boolean isCreateSchema() {
+            return createSchema;
+        }
+
+        public void setCreateSchema(boolean createSchema) {
+            this.createSchema = createSchema;
+        }
+
+        public Duration getPolling() {
+            return polling;
+        }
+
+        public void setPolling(Duration polling) {
+            this.polling = polling;
         }
     }
 }

@@ -28,9 +28,15 @@ public final class LettuceErrors {
         if (!uri.getSentinels().isEmpty()) {
             // the master's address changes with failovers; name what the client resolves it through
             return scheme + "-sentinel://" + uri.getSentinels().stream().map(s -> s.getHost() + ":" + s.getPort())
-                    .collect(java.util.stream.Collectors.joining(",")) + "?sentinelMasterId=" + uri.getSentinelMasterId();
+                    .collect(java.util.stream.Collectors.joining(",")) + database(uri) + "?sentinelMasterId="
+                    + uri.getSentinelMasterId();
         }
-        return scheme + "://" + uri.getHost() + ":" + uri.getPort();
+        return scheme + "://" + uri.getHost() + ":" + uri.getPort() + database(uri);
+    }
+
+    /** "/7" for database 7: locks in another database are other locks, so the address keeps it. */
+    private static String database(RedisURI uri) {
+        return uri.getDatabase() == 0 ? "" : "/" + uri.getDatabase();
     }
 
     /** The first connect failed: what building the client throws. */
