@@ -186,7 +186,12 @@ public final class ExecCommand implements Callable<Integer> {
         Thread orphanGuard = new Thread(child::kill, "dlock-exec-orphan-guard");
         Runtime.getRuntime().addShutdownHook(orphanGuard);
         // a signal that came while the command started is the command's too
-        signals.switchTo(SignalRelay.forwardingTo(child, atTerminal), signalsBefore);
+        signals.switchTo(SignalRelay.forwardingTo(child, atTerminal, message -> {
+            if (dlock.verbose()) {
+                err.println("dlock: " + message);
+                err.flush();
+            }
+        }), signalsBefore);
 
         CompletableFuture.anyOf(child.process().onExit(), handle.whenLost()).join();
         LockLostException lost = handle.whenLost().getNow(null);

@@ -35,7 +35,7 @@ public class DlockProperties {
 
     /**
      * The Redis URL, e.g. redis://[user:password@]host:6379/0, rediss://... for TLS, or
-     * redis-sentinel://host:26379,host:26380?sentinelMasterId=NAME. Default: the Redis of
+     * redis-sentinel://host:26379,host:26380?sentinelMasterId=NAME (or Lettuce's ...#NAME). Default: the Redis of
      * spring.data.redis.*, else redis://localhost:6379.
      */
     private String redisUri;
