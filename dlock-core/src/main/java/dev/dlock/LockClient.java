@@ -1,10 +1,10 @@
 package dev.dlock;
 
 import dev.dlock.internal.LockEngine;
-import dev.dlock.internal.RedisLock;
-import dev.dlock.internal.RedisMultiLock;
-import dev.dlock.internal.RedisReadWriteLock;
-import dev.dlock.internal.RedisSemaphore;
+import dev.dlock.internal.StoreLock;
+import dev.dlock.internal.StoreMultiLock;
+import dev.dlock.internal.StoreReadWriteLock;
+import dev.dlock.internal.StoreSemaphore;
 import dev.dlock.internal.settings.Settings;
 import dev.dlock.internal.settings.Validation;
 import io.lettuce.core.resource.ClientResources;
@@ -128,7 +128,7 @@ public final class LockClient implements AutoCloseable {
      * @throws IllegalArgumentException the name is null, blank or longer than 1024 characters
      */
     public DistributedLock getLock(String name) {
-        return RedisLock.reentrant(engine, name);
+        return StoreLock.reentrant(engine, name);
     }
 
     /**
@@ -158,7 +158,7 @@ public final class LockClient implements AutoCloseable {
      * @throws IllegalArgumentException the name is null, blank or longer than 1024 characters
      */
     public DistributedLock getFairLock(String name) {
-        return RedisLock.fair(engine, name);
+        return StoreLock.fair(engine, name);
     }
 
     /**
@@ -172,7 +172,7 @@ public final class LockClient implements AutoCloseable {
      * @throws IllegalArgumentException the name is null, blank or longer than 1024 characters
      */
     public DistributedReadWriteLock getReadWriteLock(String name) {
-        return new RedisReadWriteLock(engine, name);
+        return new StoreReadWriteLock(engine, name);
     }
 
     /**
@@ -189,7 +189,7 @@ public final class LockClient implements AutoCloseable {
      *                                  {@code permits} is out of range
      */
     public DistributedSemaphore getSemaphore(String name, int permits) {
-        return new RedisSemaphore(engine, name, permits);
+        return new StoreSemaphore(engine, name, permits);
     }
 
     /**
@@ -208,7 +208,7 @@ public final class LockClient implements AutoCloseable {
      *                                  than 1024 characters
      */
     public DistributedLock getMultiLock(String... names) {
-        return new RedisMultiLock(engine, names);
+        return new StoreMultiLock(engine, names);
     }
 
     /**

@@ -42,6 +42,12 @@ class ClientBuilderTest {
     void aSentinelUrlIsAcceptedWhenEverySentinelIsHostPortAndTheMasterIsNamed() {
         LockClient.builder().redisUri("redis-sentinel://secret@s1:26379,s2:26380,s3?sentinelMasterId=orders");
         LockClient.builder().redisUri("rediss-sentinel://s1:26379/2?sentinelMasterId=orders");
+        // Lettuce's own form names the master in the fragment
+        LockClient.builder().redisUri("redis-sentinel://h1:26379,h2:26379#mymaster");
+        LockClient.builder().redisUri("redis-sentinel://secret@h1:26379,h2/3#mymaster");
+        assertThatThrownBy(() -> LockClient.builder().redisUri("redis-sentinel://h1:26379,h2:26379#"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("needs ?sentinelMasterId=NAME or #NAME");
         assertThatThrownBy(() -> LockClient.builder().redisUri("redis-sentinel://s1:26379,s2:26379"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("needs ?sentinelMasterId=NAME");

@@ -103,7 +103,8 @@ public final class DlockCommand implements Runnable {
     @Option(names = "--redis", paramLabel = "URL", scope = ScopeType.INHERIT,
             description = {"Redis URL: redis://[user:password@]host:port[/db],",
                     "rediss://... for TLS, or a master Sentinels name:",
-                    "redis-sentinel://h:p[,h:p...]?sentinelMasterId=NAME.",
+                    "redis-sentinel://h:p[,h:p...]?sentinelMasterId=NAME",
+                    "(or ...#NAME, as Lettuce writes it).",
                     "Default: $REDIS_URL, else redis://127.0.0.1:6379."})
     private String redis;
 
