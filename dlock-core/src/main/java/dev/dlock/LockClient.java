@@ -63,6 +63,22 @@ public final class LockClient implements AutoCloseable {
     public static final Duration MAX_WAITER_TIMEOUT = Settings.MAX_WAITER_TIMEOUT;
     /** The most permits a {@linkplain #getSemaphore(String, int) semaphore} may have (10,000). */
     public static final int MAX_PERMITS = Validation.MAX_PERMITS;
+
+    /** The longest lock name, in characters. */
+    public static final int MAX_NAME_LENGTH = Validation.MAX_NAME_LENGTH;
+
+    /**
+     * Checks a lock name by the rule every {@code get...} method of a client applies, without a
+     * client: not null, not blank, at most {@link #MAX_NAME_LENGTH} characters. Any other
+     * characters are allowed.
+     *
+     * @param name the name to check
+     * @return the name
+     * @throws IllegalArgumentException the name breaks the rule; the message says how
+     */
+    public static String checkName(String name) {
+        return Validation.lockName(name);
+    }
     /** How long an acquire without a wait budget keeps trying while Redis fails ({@link LockClientBuilder#outageTolerance}). */
     public static final Duration DEFAULT_OUTAGE_TOLERANCE = Settings.DEFAULT_OUTAGE_TOLERANCE;
 

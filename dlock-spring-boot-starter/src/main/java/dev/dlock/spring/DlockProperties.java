@@ -16,7 +16,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public class DlockProperties {
 
     /**
-     * Whether to create the LockClient bean and everything built on it.
+     * Whether to create the auto-configured LockClient bean. With false, @WithLock locks with the
+     * application's own LockClient bean; without one, an annotated method fails the startup (it
+     * never runs unlocked).
      */
     private boolean enabled = true;
 
