@@ -5,16 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.dlock.LockClient;
-import dev.dlock.testing.RedisServer;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
-import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -24,45 +19,39 @@ import reactor.core.publisher.Mono;
  */
 class ReactiveWithLockTest {
     private static final Duration BLOCK = Duration.ofSeconds(30);
-    private static RedisServer redis;
-    private static ConfigurableApplicationContext first;
-    private static ConfigurableApplicationContext second;
+    private static TestContexts.TwoApplications apps;
 
     @BeforeAll
     static void start() {
-        redis = RedisServer.start();
-        first = TestContexts.start(redis, ReactiveConfiguration.class, "dlock.client-name=first");
-        second = TestContexts.start(redis, ReactiveConfiguration.class, "dlock.client-name=second");
+        apps = TestContexts.TwoApplications.start(Rates.class);
     }
 
     @AfterAll
     static void stop() {
-        first.close();
-        second.close();
-        redis.close();
+        apps.close();
     }
 
     @Test
     void aMonoHoldsTheLockFromSubscriptionUntilItEnds() {
-        Rates rates = first.getBean(Rates.class);
+        Rates rates = apps.first().getBean(Rates.class);
         Mono<Boolean> refresh = rates.refresh("eur");
-        assertThat(redis.keys("dlock:{rates:eur}")).as("not subscribed yet: not taken").isEmpty();
+        assertThat(apps.redis().keys("dlock:{rates:eur}")).as("not subscribed yet: not taken").isEmpty();
         assertThat(refresh.block(BLOCK)).as("held while the Mono ran, after a delay on another thread").isTrue();
-        assertThat(redis.keys("dlock:{rates:eur}")).as("released when it ended").isEmpty();
+        assertThat(apps.redis().keys("dlock:{rates:eur}")).as("released when it ended").isEmpty();
     }
 
     @Test
     void aFluxHoldsTheLockWhileItEmits() {
-        List<Boolean> held = first.getBean(Rates.class).stream("usd").collectList().block(BLOCK);
+        List<Boolean> held = apps.first().getBean(Rates.class).stream("usd").collectList().block(BLOCK);
         assertThat(held).containsExactly(true, true, true);
-        assertThat(redis.keys("dlock:{rates:usd}")).isEmpty();
+        assertThat(apps.redis().keys("dlock:{rates:usd}")).isEmpty();
     }
 
     @Test
     void aBusyLockFailsOrEmptiesThePublisherWithoutSubscribingToTheMethods() {
-        Rates here = first.getBean(Rates.class);
-        Rates there = second.getBean(Rates.class);
-        LockClient client = first.getBean(LockClient.class);
+        Rates here = apps.first().getBean(Rates.class);
+        Rates there = apps.second().getBean(Rates.class);
+        LockClient client = apps.first().getBean(LockClient.class);
         Mono<Boolean> holding = here.holdFor("gbp", Duration.ofSeconds(2));
         holding.subscribe();
         org.awaitility.Awaitility.await().atMost(BLOCK).until(() -> client.getLock("rates:gbp").isLocked());
@@ -107,15 +96,6 @@ class ReactiveWithLockTest {
         @WithLock(key = "'rates:' + #currency", waitTime = "0", onBusy = SKIP)
         public Mono<Boolean> refreshOrSkip(String currency) {
             return Mono.fromCallable(() -> ++refreshedWithoutLock > 0);
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    @ImportAutoConfiguration(DlockAutoConfiguration.class)
-    static class ReactiveConfiguration {
-        @Bean
-        Rates rates(LockClient client) {
-            return new Rates(client);
         }
     }
 }
