@@ -32,6 +32,7 @@ class ArchitectureTest {
 
     static final JavaClasses CORE = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
             .importPackages("dev.dlock");
 
     /** Every package under dev.dlock.internal is a slice of its own (the engine's root one too). */

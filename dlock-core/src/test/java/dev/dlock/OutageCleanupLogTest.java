@@ -32,17 +32,17 @@ class OutageCleanupLogTest {
 
     @Test
     void failedCleanupsOfAnOutageAreOneWarningAndACount() {
-        LockClient client = servers.newClient(builder -> builder.commandTimeout(Duration.ofMillis(400)));
+        LockClient client = servers.newClient(builder -> builder.commandTimeout(Duration.ofSeconds(1)));
         DistributedLock lock = client.getLock("nightly");
         servers.server().pause();
         try {
-            for (int i = 0; i < 11; i++) {
+            for (int i = 0; i < 3; i++) {
                 assertThatThrownBy(lock::tryLock).isInstanceOf(LockBackendException.class).hasMessageContaining("outcome unknown");
             }
         } finally {
             servers.server().resume();
         }
-        // the eleventh acquire timed out after the ten cleanups sent before it on the same connection
+        // the third acquire timed out after the two cleanups sent before it on the same connection
         assertThat(lock.tryLock()).isTrue();
         lock.unlock();
         await().atMost(Duration.ofSeconds(10)).until(() -> !warnings("answers again;").isEmpty());
@@ -50,6 +50,6 @@ class OutageCleanupLogTest {
         assertThat(stderr.text()).doesNotContain("could not release");
         Matcher count = COUNT.matcher(warnings("answers again;").get(0));
         assertThat(count.find()).isTrue();
-        assertThat(Integer.parseInt(count.group(1))).isGreaterThanOrEqualTo(10);
+        assertThat(Integer.parseInt(count.group(1))).isGreaterThanOrEqualTo(2);
     }
 }

@@ -103,7 +103,8 @@ public final class DlockCommand implements Runnable {
     @Option(names = "--redis", paramLabel = "URL", scope = ScopeType.INHERIT,
             description = {"Redis URL: redis://[user:password@]host:port[/db],",
                     "rediss://... for TLS, or a master Sentinels name:",
-                    "redis-sentinel://h:p[,h:p...]?sentinelMasterId=NAME.",
+                    "redis-sentinel://h:p[,h:p...]?sentinelMasterId=NAME",
+                    "(or ...#NAME, as Lettuce writes it).",
                     "Default: $REDIS_URL, else redis://127.0.0.1:6379."})
     private String redis;
 
@@ -210,6 +211,19 @@ public final class DlockCommand implements Runnable {
     /** A client for the options' topology; exits with a one-line error when Redis is not there. */
     public LockClient connect(Duration commandTimeout) {
         return build(clientBuilder().commandTimeout(commandTimeout));
+    }
+
+    /**
+     * Checks NAME before anything connects, so that a bad name is bad input at once.
+     *
+     * @throws UsageException the name is blank or too long
+     */
+    static String checkName(String name) {
+        try {
+            return LockClient.checkName(name);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("bad lock name: " + e.getMessage(), e);
+        }
     }
 
     /**

@@ -36,6 +36,10 @@ public final class DoctorCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         ClientOptions options = dlock.clientOptions();
+        if (options.isPostgres()) {
+            throw new UsageException("dlock doctor checks Redis and Valkey deployments (--redis, --cluster, --redlock), "
+                    + "not PostgreSQL");
+        }
         String prefix = dlock.prefix();
         dlock.clientBuilder();   // the prefix and URLs as the library checks them: bad input exits 2 here
         List<DoctorCheck> checks = new ArrayList<>();

@@ -111,7 +111,7 @@ final class DoctorLockChecks {
                     + DoctorServerChecks.millis(wokenAfter) + " after its release (release message delivered)");
         } catch (java.util.concurrent.TimeoutException e) {
             return DoctorCheck.fail("pubsub", label, "a waiter of another client was not woken within "
-                    + WAKE_BOUND.toSeconds() + " s of the release: release messages do not arrive (SUBSCRIBE or "
+                    + Durations.format(WAKE_BOUND) + " of the release: release messages do not arrive (SUBSCRIBE or "
                     + "PUBLISH refused, or a proxy that drops pub/sub), so waiters sit out each lease");
         } catch (Exception e) {
             return DoctorCheck.fail("pubsub", label, "the waiter failed: " + e.getMessage());

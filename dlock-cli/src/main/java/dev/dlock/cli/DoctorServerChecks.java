@@ -145,16 +145,17 @@ final class DoctorServerChecks {
             }
             String where = fields.get("ip") + ":" + fields.get("port");
             long lag = Long.parseLong(fields.getOrDefault("lag", "0"));
-            seen.add(where + " lag " + lag + " s");
+            seen.add(where);
             if (lag > 1 || !"online".equals(fields.get("state"))) {
-                lagging.add(where + " (" + fields.get("state") + ", lag " + lag + " s)");
+                lagging.add(where + " (" + fields.get("state") + ", lag " + Durations.format(java.time.Duration.ofSeconds(lag)) + ")");
             }
         }
         if (!lagging.isEmpty()) {
             return DoctorCheck.warn("replicas", node.label(), count + " replica(s), behind: " + String.join(", ", lagging)
                     + ": a failover to it now would lose recent grants, and a second holder could get in");
         }
-        return DoctorCheck.ok("replicas", node.label(), count + " replica(s) in step: " + String.join(", ", seen)
+        return DoctorCheck.ok("replicas", node.label(), count + " replica(s) in step (each acknowledged within the "
+                + "last second): " + String.join(", ", seen)
                 + "; grants reach them asynchronously unless replicaAcks waits for them");
     }
 
@@ -183,6 +184,7 @@ final class DoctorServerChecks {
             acked = Math.min(acked, node.sync().waitForReplication(replicas, WAIT_TIMEOUT_MS));
             rtts[i] = System.nanoTime() - start;
         }
+        node.sync().del(probeKey);
         java.util.Arrays.sort(rtts);
         String cost = millis(rtts[WAIT_PROBES / 2]) + " per write and WAIT (median of " + WAIT_PROBES + ")";
         if (acked < replicas) {
@@ -216,8 +218,8 @@ final class DoctorServerChecks {
         long clients = keys.stream().filter(key -> key.startsWith(prefix + "client:")).count();
         long floors = keys.stream().filter(key -> key.startsWith(prefix + "token-floor")).count();
         long locks = keys.size() - clients - floors;
-        return DoctorCheck.ok("keys", node.label(), keys.size() + " keys under '" + prefix + "': " + locks
-                + " of locks, " + clients + " client records, " + floors + " token floors");
+        return DoctorCheck.ok("keys", node.label(), "under '" + prefix + "': " + locks + " lock keys, " + clients
+                + " client records, " + floors + " token floors");
     }
 
     static String millis(long nanos) {

@@ -141,6 +141,7 @@ public final class ExecCommand implements Callable<Integer> {
         wait = oneWait();
         checkDurations();
         ExecLock.check(permits, shared, exclusive, fair);
+        DlockCommand.checkName(name);
         PrintWriter err = spec.commandLine().getErr();
         long startNanos = System.nanoTime();
         try (LockClient client = ConnectWithin.connect(this::connect,
@@ -186,7 +187,12 @@ public final class ExecCommand implements Callable<Integer> {
         Thread orphanGuard = new Thread(child::kill, "dlock-exec-orphan-guard");
         Runtime.getRuntime().addShutdownHook(orphanGuard);
         // a signal that came while the command started is the command's too
-        signals.switchTo(SignalRelay.forwardingTo(child, atTerminal), signalsBefore);
+        signals.switchTo(SignalRelay.forwardingTo(child, atTerminal, message -> {
+            if (dlock.verbose()) {
+                err.println("dlock: " + message);
+                err.flush();
+            }
+        }), signalsBefore);
 
         CompletableFuture.anyOf(child.process().onExit(), handle.whenLost()).join();
         LockLostException lost = handle.whenLost().getNow(null);

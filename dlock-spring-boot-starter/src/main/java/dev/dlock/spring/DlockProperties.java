@@ -16,7 +16,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public class DlockProperties {
 
     /**
-     * Whether to create the LockClient bean and everything built on it.
+     * Whether to create the auto-configured LockClient bean. With false, @WithLock locks with the
+     * application's own LockClient bean; without one, an annotated method fails the startup (it
+     * never runs unlocked).
      */
     private boolean enabled = true;
 
@@ -33,7 +35,7 @@ public class DlockProperties {
 
     /**
      * The Redis URL, e.g. redis://[user:password@]host:6379/0, rediss://... for TLS, or
-     * redis-sentinel://host:26379,host:26380?sentinelMasterId=NAME. Default: the Redis of
+     * redis-sentinel://host:26379,host:26380?sentinelMasterId=NAME (or Lettuce's ...#NAME). Default: the Redis of
      * spring.data.redis.*, else redis://localhost:6379.
      */
     private String redisUri;

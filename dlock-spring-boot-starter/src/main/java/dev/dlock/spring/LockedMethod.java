@@ -34,10 +34,11 @@ import org.springframework.expression.spel.standard.SpelExpression;
  * @param onBusy       what a busy lock does
  * @param skipOnOutage whether a call returns as skipped, instead of throwing, when Redis fails
  * @param holdAtLeast  the minimum hold; null: none
+ * @param reactive     whether it returns a Mono or a Flux, locked from subscription to completion
  */
 record LockedMethod(Method method, Expression keyExpression, String source, String defaultName,
                     Duration waitTime, Duration leaseTime, WithLock.Kind kind, WithLock.OnBusy onBusy,
-                    boolean skipOnOutage, Duration holdAtLeast) {
+                    boolean skipOnOutage, Duration holdAtLeast, boolean reactive) {
 
     static LockedMethod parse(Method method, WithLock annotation, ExpressionParser parser, Environment environment,
                               String[] parameterNames) {
@@ -64,11 +65,21 @@ record LockedMethod(Method method, Expression keyExpression, String source, Stri
                     + "\" is longer than leaseTime \"" + annotation.leaseTime() + "\", which ends every hold before it");
         }
         Class<?> returned = method.getReturnType();
+        boolean reactive = returned.getName().equals("reactor.core.publisher.Mono")
+                || returned.getName().equals("reactor.core.publisher.Flux");
         if (CompletionStage.class.isAssignableFrom(returned) || Future.class.isAssignableFrom(returned)
-                || isPublisher(returned)) {
+                || (isPublisher(returned) && !reactive)) {
             throw new IllegalStateException("@WithLock on " + where + ": it returns " + returned.getName()
                     + ", whose work goes on after the method returned, when the lock would already be released;"
-                    + " lock inside the asynchronous work instead");
+                    + " return a Mono or a Flux (held from subscription to completion), or take the lock inside the"
+                    + " asynchronous work with the LockClient's handles (lock.acquireAsync(), then handle.releaseAsync())");
+        }
+        Class<?>[] parameters = method.getParameterTypes();
+        if (parameters.length > 0 && parameters[parameters.length - 1].getName().equals("kotlin.coroutines.Continuation")) {
+            throw new IllegalStateException("@WithLock on " + where + ": it is a Kotlin suspend function, which the"
+                    + " proxy sees return at its first suspension, when the lock would already be released; return a"
+                    + " Mono or a Flux (mono { ... } from kotlinx-coroutines-reactor), or take the lock inside with"
+                    + " lock.acquireAsync().await() and handle.releaseAsync().await()");
         }
         if (annotation.onBusy() == WithLock.OnBusy.SKIP && returned.isPrimitive() && returned != void.class) {
             throw new IllegalStateException("@WithLock on " + where + ": onBusy = SKIP returns null when the"
@@ -87,7 +98,7 @@ record LockedMethod(Method method, Expression keyExpression, String source, Stri
                     + " cannot; return void, an object or an Optional");
         }
         return new LockedMethod(method, expression, annotation.key(), method.getDeclaringClass().getName() + "." + method.getName(),
-                wait, lease, annotation.kind(), annotation.onBusy(), skipOnOutage, holdAtLeast);
+                wait, lease, annotation.kind(), annotation.onBusy(), skipOnOutage, holdAtLeast, reactive);
     }
 
     /**

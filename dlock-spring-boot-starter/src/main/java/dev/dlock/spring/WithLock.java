@@ -41,9 +41,12 @@ import java.lang.annotation.Target;
  * proxy), not on calls from within the same object. A private, static or final annotated method,
  * which the proxy would never see, fails the startup. Without a {@code LockClient} bean to lock
  * with, an annotated method fails the startup (or, in a bean created later, every call): it never
- * runs unlocked. Methods returning {@code CompletionStage},
- * {@code Future} or a reactive {@code Publisher} are refused at startup: the lock would be
- * released before their work finished.
+ * runs unlocked.
+ *
+ * <p>A method returning a Reactor {@code Mono} or {@code Flux} is locked from subscription until
+ * the publisher ends, without blocking. Methods returning {@code CompletionStage}, {@code Future}
+ * or another {@code Publisher}, and Kotlin {@code suspend} functions, are refused at startup: the
+ * lock would be released before their work finished.
  */
 @Target({ElementType.METHOD, ElementType.ANNOTATION_TYPE})
 @Retention(RetentionPolicy.RUNTIME)

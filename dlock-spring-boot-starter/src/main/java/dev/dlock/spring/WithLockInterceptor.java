@@ -37,6 +37,9 @@ final class WithLockInterceptor implements MethodInterceptor {
         String name = methods.lockName(locked, target, invocation.getArguments());
         String method = LockedMethod.describe(locked.method());
         DistributedLock lock = lockOf(client.forCall(method), locked.kind(), name);
+        if (locked.reactive()) {
+            return ReactiveLocking.locked(invocation, locked, lock, name, outages);
+        }
         Acquired acquired;
         try {
             acquired = acquire(lock, locked);

@@ -4,16 +4,11 @@ import static dev.dlock.spring.WithLock.OnBusy.SKIP;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.dlock.testing.RedisServer;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
-import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
 /**
  * {@code holdAtLeast} between two applications: a job that ends at once on one host keeps its lock
@@ -22,33 +17,27 @@ import org.springframework.context.annotation.Configuration;
  */
 class HoldAtLeastTest {
     private static final Duration MINIMUM = Duration.ofSeconds(2);
-    private static RedisServer redis;
-    private static ConfigurableApplicationContext first;
-    private static ConfigurableApplicationContext second;
+    private static TestContexts.TwoApplications apps;
 
     @BeforeAll
     static void start() {
-        redis = RedisServer.start();
-        first = TestContexts.start(redis, JobsConfiguration.class, "dlock.client-name=first");
-        second = TestContexts.start(redis, JobsConfiguration.class, "dlock.client-name=second");
+        apps = TestContexts.TwoApplications.start(Jobs.class);
     }
 
     @AfterAll
     static void stop() {
-        first.close();
-        second.close();
-        redis.close();
+        apps.close();
     }
 
     @Test
     void aQuickJobKeepsItsLockForTheMinimumHoldAcrossApplications() {
-        Jobs here = first.getBean(Jobs.class);
-        Jobs there = second.getBean(Jobs.class);
+        Jobs here = apps.first().getBean(Jobs.class);
+        Jobs there = apps.second().getBean(Jobs.class);
         long start = System.nanoTime();
         assertThat(here.report()).isEqualTo("ran");
         assertThat(there.report()).as("the other host, just behind").isNull();
         assertThat(here.report()).as("this host again").isNull();
-        assertThat(redis.keys("dlock:{report}")).as("still held in Redis").hasSize(1);
+        assertThat(apps.redis().keys("dlock:{report}")).as("still held in Redis").hasSize(1);
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> there.report() != null);
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(MINIMUM);
         assertThat(here.runs() + there.runs()).isEqualTo(2);
@@ -56,8 +45,8 @@ class HoldAtLeastTest {
 
     @Test
     void withoutAMinimumHoldTheOtherApplicationRunsRightAfter() {
-        assertThat(first.getBean(Jobs.class).plain()).isEqualTo("ran");
-        assertThat(second.getBean(Jobs.class).plain()).isEqualTo("ran");
+        assertThat(apps.first().getBean(Jobs.class).plain()).isEqualTo("ran");
+        assertThat(apps.second().getBean(Jobs.class).plain()).isEqualTo("ran");
     }
 
     static class Jobs {
@@ -76,15 +65,6 @@ class HoldAtLeastTest {
         @WithLock(key = "'plain'", waitTime = "0", onBusy = SKIP)
         public String plain() {
             return "ran";
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    @ImportAutoConfiguration(DlockAutoConfiguration.class)
-    static class JobsConfiguration {
-        @Bean
-        Jobs jobs() {
-            return new Jobs();
         }
     }
 }

@@ -6,17 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.dlock.LockBackendException;
 import dev.dlock.testing.RedisServer;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
 /**
  * Redis failing while a call takes its lock: {@code onBusy = SKIP} jobs skip quietly (one WARN per
@@ -32,9 +30,9 @@ class OutageChoiceTest {
     @BeforeAll
     static void start() {
         redis = RedisServer.start();
-        skipping = TestContexts.start(redis, JobsConfiguration.class, "dlock.command-timeout=500ms",
+        skipping = TestContexts.withBeans(redis, List.of(Jobs.class), "dlock.command-timeout=1s",
                 "logging.level.dev.dlock.spring=info");
-        throwing = TestContexts.start(redis, JobsConfiguration.class, "dlock.command-timeout=500ms",
+        throwing = TestContexts.withBeans(redis, List.of(Jobs.class), "dlock.command-timeout=1s",
                 "dlock.skip-on-outage=false");
     }
 
@@ -52,9 +50,8 @@ class OutageChoiceTest {
         Jobs strictJobs = throwing.getBean(Jobs.class);
         redis.pause();
         try {
-            for (int i = 0; i < 4; i++) {
-                assertThat(jobs.nightly()).isNull();
-            }
+            assertThat(jobs.nightly()).isNull();
+            assertThat(jobs.nightly()).isNull();
             assertThatThrownBy(jobs::nightlyThatThrows).isInstanceOf(LockBackendException.class);
             assertThatThrownBy(jobs::withdraw).isInstanceOf(LockBackendException.class);
             assertThatThrownBy(strictJobs::nightly).as("dlock.skip-on-outage=false").isInstanceOf(LockBackendException.class);
@@ -68,12 +65,12 @@ class OutageChoiceTest {
                 .as("WARN lines of @WithLock")
                 .singleElement().asString().contains("Jobs.nightly() took lock 'nightly'")
                 .contains("so it was skipped (onOutage SKIP)");
-        assertThat(output.getOut()).doesNotContain("ERROR").contains("5 call(s) skipped");
+        assertThat(output.getOut()).doesNotContain("ERROR").contains("3 call(s) skipped");
     }
 
     @Test
     void skippingOnOutageNeedsAReturnTypeThatCanBeEmpty() {
-        assertThatThrownBy(() -> TestContexts.start(redis, PrimitiveConfiguration.class))
+        assertThatThrownBy(() -> TestContexts.withBeans(redis, List.of(Primitive.class)))
                 .hasStackTraceContaining("Primitive.count(): onOutage = SKIP returns null when Redis fails");
     }
 
@@ -96,13 +93,13 @@ class OutageChoiceTest {
             return "ran";
         }
 
-        @WithLock(key = "'account'", waitTime = "1s")
+        @WithLock(key = "'account'", waitTime = "0")
         public String withdraw() {
             runs.incrementAndGet();
             return "ran";
         }
 
-        @WithLock(key = "'report'", waitTime = "1s", onOutage = WithLock.OnOutage.SKIP)
+        @WithLock(key = "'report'", waitTime = "0", onOutage = WithLock.OnOutage.SKIP)
         public String requestThatSkips() {
             runs.incrementAndGet();
             return "ran";
@@ -113,24 +110,6 @@ class OutageChoiceTest {
         @WithLock(onOutage = WithLock.OnOutage.SKIP)
         public int count() {
             return 1;
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    @ImportAutoConfiguration(DlockAutoConfiguration.class)
-    static class JobsConfiguration {
-        @Bean
-        Jobs jobs() {
-            return new Jobs();
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    @ImportAutoConfiguration(DlockAutoConfiguration.class)
-    static class PrimitiveConfiguration {
-        @Bean
-        Primitive primitive() {
-            return new Primitive();
         }
     }
 }

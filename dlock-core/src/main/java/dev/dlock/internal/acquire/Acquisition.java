@@ -1,6 +1,5 @@
 package dev.dlock.internal.acquire;
 
-import dev.dlock.LockLostException;
 import dev.dlock.internal.hold.ClientIdentity;
 import dev.dlock.internal.observe.AcquireTrace;
 import dev.dlock.internal.observe.LockEvents;
@@ -29,13 +28,13 @@ import java.util.concurrent.RejectedExecutionException;
  * fair waiter ignores handoffs to other waiters: only the one the lock was handed to wakes at a
  * release. A kind that hands off locally parks its busy waits ({@link LocalPark}); on one Redis
  * its refused waiters are queued the same way, and the one a release hands the lock to takes it
- * over from the release message without asking Redis again ({@link #takeOver(long)}).
+ * over from the release message without asking the store again.
  *
  * <p>Never blocks a thread: each step runs when the previous reply or wake-up arrives.
  * {@link #result()} completes with the grant, or null when the wait ended (or was cancelled);
  * by then a queued waiter has left the queue (best effort).
  */
-public final class Acquisition implements ParkedWaiters.Waiter {
+public final class Acquisition {
 
     /** What the loop works with; nothing else of the client is reachable from it. */
     public record Context(LockStore store, WakeUps wakeUps, LocalHandoff handoff, ClientIdentity identity, Ticker ticker,
@@ -66,8 +65,8 @@ public final class Acquisition implements ParkedWaiters.Waiter {
     private volatile PendingWake pendingWake;
     private final ChannelWatch watch;
     /** Whether an attempt was made or skipped already: only the first may be skipped. */
-    private volatile boolean askedRedis;
-    /** Rides through Redis failures within the wait (or the outage tolerance); used by one step at a time. */
+    private volatile boolean askedStore;
+    /** Rides through store failures within the wait (or the outage tolerance); used by one step at a time. */
     private final OutageRetry outages;
     /** What the client's observers and slow-lock warnings follow of this acquisition. */
     private final AcquireTrace trace;
@@ -99,7 +98,7 @@ public final class Acquisition implements ParkedWaiters.Waiter {
         this.queue = new QueuePlace(context, target, kind, owner, reentry);
         this.unbounded = waitNanos < 0;
         this.deadlineNanos = context.ticker().nanoTime() + Math.max(0, waitNanos);
-        this.park = new LocalPark(context, target, kind, reentry);
+        this.park = new LocalPark(context, target, kind, reentry, this);
         this.watch = new ChannelWatch(context.wakeUps(), target.channel(), kind.handsOver() ? queue.waiterId() : "");
         this.outages = new OutageRetry(context.ticker(), reentry ? 0 : waitNanos, context.settings().outageTolerance());
         this.trace = context.events().acquireStarted(target, kind, holder, waitNanos, reentry);
@@ -138,7 +137,6 @@ public final class Acquisition implements ParkedWaiters.Waiter {
         return holder;
     }
 
-    @Override
     public long leaseMs() {
         return leaseMs;
     }
@@ -149,7 +147,7 @@ public final class Acquisition implements ParkedWaiters.Waiter {
 
     /**
      * Stops waiting. The result then completes with null, or with a grant that won the race; a
-     * grant that arrives after the result completed is abandoned in Redis.
+     * grant that arrives after the result completed is abandoned in the store.
      */
     public void cancel() {
         cancelled = true;
@@ -166,7 +164,7 @@ public final class Acquisition implements ParkedWaiters.Waiter {
         cancel();
     }
 
-    private void attempt() {
+    void attempt() {
         if (cancelled) {
             finish(null);
             return;
@@ -176,22 +174,19 @@ public final class Acquisition implements ParkedWaiters.Waiter {
             watch.joinIfSubscribed();
         }
         watch.takeSignal();
-        if (park.enabled() && watch.isJoined() && !askedRedis) {
-            long parkNanos = park.insteadOfAsking(deadlineNanos, unbounded);
-            if (parkNanos > 0) {
-                // another thread of this client holds it, so Redis would refuse: park at once and
-                // let that thread's release hand it over (or its release message, or its lease's
-                // end, wake this waiter to ask Redis)
-                askedRedis = true;
-                waitForWake(parkNanos, true);
-                return;
-            }
+        long parkNanos = park.enabled() && watch.isJoined() && !askedStore ? park.insteadOfAsking() : 0;
+        askedStore = true;
+        if (parkNanos > 0) {
+            // another thread of this client holds it, so the store would refuse: park at once and let
+            // that thread's release hand it over (or its release message, or its lease's end, wake
+            // this waiter to ask the store)
+            waitForWake(parkNanos, true);
+            return;
         }
-        askedRedis = true;
         if (!fixedOwner) {
             owner = ownerPrefix + ":" + context.identity().nextOwnerSequence();
         }
-        boolean mayWait = !reentry && (unbounded || deadlineNanos - context.ticker().nanoTime() > 0);
+        boolean mayWait = !reentry && (unbounded || remainingNanos() > 0);
         queue.attempting(mayWait);
         long waiterTimeoutMs = context.settings().waiterTimeout().toMillis();
         AcquireRequest request = new AcquireRequest(owner, leaseMs, holder, reentry, queue.waiterId(), waiterTimeoutMs,
@@ -209,23 +204,17 @@ public final class Acquisition implements ParkedWaiters.Waiter {
         outages.answered();
         if (reply instanceof AcquireReply.Granted grant) {
             finish(grant);
-            return;
+        } else if (reply instanceof AcquireReply.Busy busy) {
+            waitAfter(busy);
+        } else {
+            fail(Refusals.of(reply, target, kind, permits));
         }
-        if (reply instanceof AcquireReply.LostOnReentry) {
-            fail(new LockLostException(target.name(), 0, kind.label() + " '" + target.name()
-                    + "' was lost before this re-entry: its lease expired or it was force-released"));
-            return;
-        }
-        if (reply instanceof AcquireReply.PermitsDiffer differ) {
-            fail(new IllegalStateException(kind.label() + " '" + target.name() + "' is held with " + differ.stored()
-                    + " permits, and this client asked for it with " + permits + ": every client of a semaphore "
-                    + "must give the same count (a new count applies once every permit is released)"));
-            return;
-        }
-        AcquireReply.Busy busy = (AcquireReply.Busy) reply;
+    }
+
+    /** Refused: wait for a release message, the holder's lease or the queue's refresh, then attempt again. */
+    private void waitAfter(AcquireReply.Busy busy) {
         queue.refused(busy);
-        long remaining = deadlineNanos - context.ticker().nanoTime();
-        if (cancelled || (!unbounded && remaining <= 0)) {
+        if (isOver()) {
             finish(null);
             return;
         }
@@ -239,12 +228,12 @@ public final class Acquisition implements ParkedWaiters.Waiter {
             });
             return;
         }
-        long waitNanos = RetryDelay.nanos(busy, queue.inQueue(), context.settings(), unbounded, remaining);
+        long waitNanos = RetryDelay.nanos(busy, queue.inQueue(), context.settings(), unbounded, remainingNanos());
         waitForWake(waitNanos, !busy.split());
     }
 
     /**
-     * Redis failed: try again after a pause while the budget lasts, else fail. A failed attempt
+     * The store failed: try again after a pause while the budget lasts, else fail. A failed attempt
      * whose outcome is unknown was already abandoned by the store (best effort), and every attempt
      * has its own owner id, so a late grant of this one cannot be taken for the next.
      */
@@ -262,16 +251,18 @@ public final class Acquisition implements ParkedWaiters.Waiter {
     }
 
     /** @param wakeOnRelease false: wait out the back-off even if a release message comes */
-    private void waitForWake(long waitNanos, boolean wakeOnRelease) {
+    void waitForWake(long waitNanos, boolean wakeOnRelease) {
         trace.waiting();
         boolean parked = wakeOnRelease && park.enabled();
         PendingWake wait = new PendingWake(message -> {
             if (parked) {
-                park.unpark(this);
+                park.unpark();
             }
             long handedToken = kind.handsOffLocally() && queue.inQueue() ? watch.handedToken(message) : 0;
             if (handedToken > 0) {
-                takeOver(handedToken);
+                // a release handed the lock to this queued waiter and named it: see QueuePlace.handedOver
+                owner = queue.waiterId();
+                finish(queue.handedOver(handedToken, attemptStartNanos, leaseMs));
             } else {
                 attempt();
             }
@@ -287,81 +278,41 @@ public final class Acquisition implements ParkedWaiters.Waiter {
             watch.wakeOnMessage(wait);
         }
         if (parked) {
-            park.park(this);
+            park.park();
         }
         if (cancelled) {
             wait.fire();
         }
     }
 
-    /**
-     * A release by this client is about to hand the lock to this waiter: true when the waiter
-     * was parked and is now bound to wait for {@link #takeOver} or {@link #resume}; false when it
-     * is already trying again on its own (woken by a message, its timer or a cancel).
-     */
-    @Override
-    public boolean claimForHandoff() {
+    /** Claims the current wait for a handoff; see {@link LocalPark#claimForHandoff()}. */
+    boolean claimWait() {
         PendingWake wait = pendingWake;
         return wait != null && wait.claim();
     }
 
-    /** The owner id under which a claimed waiter is handed the lock: a fresh one, as for an attempt. */
-    @Override
-    public String ownerForHandoff() {
+    /** A fresh owner id, as for an attempt, under which a handoff grants the lock. */
+    String freshOwner() {
         owner = ownerPrefix + ":" + context.identity().nextOwnerSequence();
         return owner;
     }
 
-    /** The handoff gave the lock to this claimed waiter. */
-    @Override
-    public void takeOver(AcquireReply.Granted grant) {
-        finish(grant);
+    /** The time left to wait, in nanos; negative once the deadline passed. */
+    long remainingNanos() {
+        return deadlineNanos - context.ticker().nanoTime();
     }
 
-    /** The handoff did not give the lock to this claimed waiter: it tries on its own again. */
-    @Override
-    public void resume() {
-        attempt();
+    /** Whether the wait is over by its caller (cancelled, or the deadline passed). */
+    boolean isOver() {
+        return cancelled || (!unbounded && remainingNanos() <= 0);
     }
 
-    @Override
-    public String waiterId() {
-        return queue.waiterId();
+    boolean unbounded() {
+        return unbounded;
     }
 
-    @Override
-    public boolean isQueued() {
-        return queue.isQueuedInRedis();
-    }
-
-    /**
-     * While this client has the lock it parks again; queued in Redis, it waits on for the message
-     * naming it (the messages since its last attempt included, see {@link ChannelWatch}); either
-     * way, a queued waiter asks again before its queue deadline. Otherwise it asks now.
-     */
-    @Override
-    public void handedToAnother() {
-        long remaining = deadlineNanos - context.ticker().nanoTime();
-        if (cancelled || (!unbounded && remaining <= 0)) {
-            attempt();
-            return;
-        }
-        long waitNanos = park.insteadOfAsking(deadlineNanos, unbounded);
-        if (queue.isQueuedInRedis()) {
-            long queuedWait = unbounded ? queue.refreshNanos() : Math.min(queue.refreshNanos(), remaining);
-            waitNanos = waitNanos > 0 ? Math.min(waitNanos, queuedWait) : queuedWait;
-        }
-        if (waitNanos > 0) {
-            waitForWake(waitNanos, true);
-        } else {
-            attempt();
-        }
-    }
-
-    /** A release handed the lock to this queued waiter and named it: see {@link QueuePlace#handedOver}. */
-    private void takeOver(long token) {
-        owner = queue.waiterId();
-        finish(queue.handedOver(token, attemptStartNanos, leaseMs));
+    QueuePlace queue() {
+        return queue;
     }
 
     /** See {@link QueuePlace#shortHandoverFromNanos()}. */
@@ -369,7 +320,7 @@ public final class Acquisition implements ParkedWaiters.Waiter {
         return queue.shortHandoverFromNanos();
     }
 
-    private void finish(AcquireReply.Granted grant) {
+    void finish(AcquireReply.Granted grant) {
         IllegalStateException closed = closedWhileWaiting;
         if (closed != null) {
             if (grant != null && !reentry) {
@@ -394,7 +345,7 @@ public final class Acquisition implements ParkedWaiters.Waiter {
         leaveChannel();
         if (grant == null) {
             trace.gaveUp(cancelled);
-            if (queue.isQueuedInRedis()) {
+            if (queue.isQueuedInStore()) {
                 // a release of this client may have just named it (leave.lua passes the lock on):
                 // this client's other waiters must not go on taking the lock for held here
                 context.handoff().dropped(target.key());

@@ -59,7 +59,7 @@ public final class QueuePlace {
     }
 
     /** Whether it is queued in Redis: an attempt of it was refused, which queued it. */
-    public boolean isQueuedInRedis() {
+    public boolean isQueuedInStore() {
         return refusedInQueue;
     }
 

@@ -14,7 +14,7 @@ public final class Validation {
     private static final Pattern REDIS_URL = Pattern.compile("^(redis|rediss|redis-socket|redis-sentinel|rediss-sentinel)://.+");
     private static final Pattern SENTINEL_HOST = Pattern.compile("[^:,/@?]+(:[0-9]{1,5})?");
     private static final String EXPECTED_URL = "; expected redis://[user:password@]host:port[/db], rediss://... for TLS, or "
-            + "redis-sentinel://[password@]host:port[,host:port...][/db]?sentinelMasterId=NAME";
+            + "redis-sentinel://[password@]host:port[,host:port...][/db]?sentinelMasterId=NAME (or ...#NAME)";
     private static final int DEFAULT_REDIS_PORT = 6379;
 
     private Validation() {
@@ -85,6 +85,9 @@ public final class Validation {
         return permits;
     }
 
+    /** The longest lock name, in characters: a name is part of every key and message of its lock. */
+    public static final int MAX_NAME_LENGTH = 1024;
+
     public static String lockName(String name) {
         if (name == null) {
             throw new IllegalArgumentException("lock name must not be null");
@@ -92,8 +95,8 @@ public final class Validation {
         if (name.isBlank()) {
             throw new IllegalArgumentException("lock name must not be blank, got '" + name + "'");
         }
-        if (name.length() > 1024) {
-            throw new IllegalArgumentException("lock name must be at most 1024 characters, got " + name.length()
+        if (name.length() > MAX_NAME_LENGTH) {
+            throw new IllegalArgumentException("lock name must be at most " + MAX_NAME_LENGTH + " characters, got " + name.length()
                     + " characters starting '" + name.substring(0, 32) + "...'");
         }
         return name;
@@ -137,10 +140,13 @@ public final class Validation {
         return uri;
     }
 
-    /** A Sentinel URL: every sentinel is host[:port], and the master's name is given. */
+    /**
+     * A Sentinel URL: every sentinel is host[:port], and the master's name is given, as
+     * {@code ?sentinelMasterId=NAME} or in Lettuce's own form {@code #NAME}.
+     */
     private static void checkSentinelUri(String uri) {
         String rest = uri.substring(uri.indexOf("://") + 3);
-        int at = rest.lastIndexOf('@', rest.indexOf('?') < 0 ? rest.length() : rest.indexOf('?'));
+        int at = rest.lastIndexOf('@', endOfServers(rest));
         String afterCredentials = at < 0 ? rest : rest.substring(at + 1);
         int end = afterCredentials.length();
         for (char stop : new char[] {'/', '?', '#'}) {
@@ -155,17 +161,31 @@ public final class Validation {
                         + "' is not host[:port]" + EXPECTED_URL);
             }
         }
-        if (!afterCredentials.contains("sentinelMasterId=")) {
+        int hash = afterCredentials.indexOf('#');
+        boolean namedByFragment = hash >= 0 && hash < afterCredentials.length() - 1;
+        if (!afterCredentials.contains("sentinelMasterId=") && !namedByFragment) {
             throw new IllegalArgumentException("'" + uri + "' is not a Redis URL: a Sentinel URL needs "
-                    + "?sentinelMasterId=NAME (the master's name in the sentinels)" + EXPECTED_URL);
+                    + "?sentinelMasterId=NAME or #NAME (the master's name in the sentinels)" + EXPECTED_URL);
         }
+    }
+
+    /** Where the servers (and credentials) of a URL's rest after the scheme end: at its query or fragment. */
+    private static int endOfServers(String rest) {
+        int end = rest.length();
+        for (char stop : new char[] {'?', '#'}) {
+            int index = rest.indexOf(stop);
+            if (index >= 0) {
+                end = Math.min(end, index);
+            }
+        }
+        return end;
     }
 
     /** The server a checked Redis URL points at ({@code host:port}, or the socket path), to tell servers apart. */
     public static String redisServer(String checkedUri) {
         if (checkedUri.contains("-sentinel://")) {
             String rest = checkedUri.substring(checkedUri.indexOf("://") + 3);
-            rest = rest.substring(rest.lastIndexOf('@', rest.indexOf('?') < 0 ? rest.length() : rest.indexOf('?')) + 1);
+            rest = rest.substring(rest.lastIndexOf('@', endOfServers(rest)) + 1);
             return "sentinels " + rest.split("[/?#]", 2)[0].toLowerCase(java.util.Locale.ROOT);
         }
         URI parsed = URI.create(checkedUri);

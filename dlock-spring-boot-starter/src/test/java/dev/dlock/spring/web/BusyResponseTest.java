@@ -42,7 +42,7 @@ import tools.jackson.databind.json.JsonMapper;
  * problem body naming the lock and the wait, and no ERROR stack trace in the log.
  */
 @SpringBootTest(classes = BusyResponseTest.App.class, webEnvironment = WebEnvironment.RANDOM_PORT,
-        properties = {"spring.main.banner-mode=off", "management.health.redis.enabled=false"})
+        properties = {"spring.main.banner-mode=off", "management.health.redis.enabled=false", "dlock.command-timeout=1s"})
 @DirtiesContext
 @ExtendWith(OutputCaptureExtension.class)
 class BusyResponseTest {

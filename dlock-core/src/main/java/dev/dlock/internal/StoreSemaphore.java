@@ -20,7 +20,7 @@ import java.util.concurrent.TimeoutException;
  * through the one acquire loop ({@link Acquisition}) and renewed by the watchdog like any hold;
  * semaphore_acquire.lua and semaphore_release.lua keep the count in Redis.
  */
-public final class RedisSemaphore implements DistributedSemaphore {
+public final class StoreSemaphore implements DistributedSemaphore {
 
     private static final long WAIT_FOREVER = -1;
 
@@ -28,7 +28,7 @@ public final class RedisSemaphore implements DistributedSemaphore {
     private final LockTarget target;
     private final int permits;
 
-    public RedisSemaphore(LockEngine engine, String name, int permits) {
+    public StoreSemaphore(LockEngine engine, String name, int permits) {
         this.engine = engine;
         this.target = engine.target(Validation.lockName(name));
         this.permits = Validation.permits(permits);

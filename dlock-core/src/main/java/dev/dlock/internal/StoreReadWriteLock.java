@@ -4,15 +4,15 @@ import dev.dlock.DistributedLock;
 import dev.dlock.DistributedReadWriteLock;
 import dev.dlock.internal.store.LockKind;
 
-/** The read and write sides of one name: two {@link RedisLock}s of kinds READ and WRITE. */
-public final class RedisReadWriteLock implements DistributedReadWriteLock {
+/** The read and write sides of one name: two {@link StoreLock}s of kinds READ and WRITE. */
+public final class StoreReadWriteLock implements DistributedReadWriteLock {
 
-    private final RedisLock read;
-    private final RedisLock write;
+    private final StoreLock read;
+    private final StoreLock write;
 
-    public RedisReadWriteLock(LockEngine engine, String name) {
-        this.read = new RedisLock(engine, name, LockKind.READ);
-        this.write = new RedisLock(engine, name, LockKind.WRITE);
+    public StoreReadWriteLock(LockEngine engine, String name) {
+        this.read = new StoreLock(engine, name, LockKind.READ);
+        this.write = new StoreLock(engine, name, LockKind.WRITE);
     }
 
     @Override

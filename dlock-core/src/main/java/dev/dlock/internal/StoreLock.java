@@ -30,7 +30,7 @@ import java.util.concurrent.locks.Condition;
  * ({@link LockKind#refusedWhileHolding()}: a write lock asked for by a reader, an upgrade that
  * would wait for itself).
  */
-public final class RedisLock implements DistributedLock {
+public final class StoreLock implements DistributedLock {
 
     private static final long WAIT_FOREVER = -1;
 
@@ -38,7 +38,7 @@ public final class RedisLock implements DistributedLock {
     private final LockTarget target;
     private final LockKind kind;
 
-    public RedisLock(LockEngine engine, String name, LockKind kind) {
+    public StoreLock(LockEngine engine, String name, LockKind kind) {
         this.engine = engine;
         this.target = engine.target(Validation.lockName(name));
         this.kind = kind;
@@ -46,12 +46,12 @@ public final class RedisLock implements DistributedLock {
 
     /** The reentrant lock of this name. */
     public static DistributedLock reentrant(LockEngine engine, String name) {
-        return new RedisLock(engine, name, LockKind.REENTRANT);
+        return new StoreLock(engine, name, LockKind.REENTRANT);
     }
 
     /** The fair lock of this name. */
     public static DistributedLock fair(LockEngine engine, String name) {
-        return new RedisLock(engine, name, LockKind.FAIR);
+        return new StoreLock(engine, name, LockKind.FAIR);
     }
 
     @Override

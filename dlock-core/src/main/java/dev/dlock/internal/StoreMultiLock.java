@@ -26,20 +26,20 @@ import org.slf4j.LoggerFactory;
  * order (sorted), so processes that ask for overlapping sets in different orders cannot deadlock:
  * whoever holds the first name of the overlap is the only one who can go on to the next. An
  * acquire that cannot take some name (busy within the wait, interrupted, Redis failing) gives back
- * the names it took before it returns. Each name is an ordinary lock ({@link RedisLock}): its own
+ * the names it took before it returns. Each name is an ordinary lock ({@link StoreLock}): its own
  * lease, watchdog renewal, token and wake-ups, on every topology (names in different Cluster slots
  * included). Thread-bound holds re-enter names the thread holds already.
  */
-public final class RedisMultiLock implements DistributedLock {
+public final class StoreMultiLock implements DistributedLock {
 
-    private static final Logger LOG = LoggerFactory.getLogger(RedisMultiLock.class);
+    private static final Logger LOG = LoggerFactory.getLogger(StoreMultiLock.class);
 
     private final LockEngine engine;
     private final List<LockTarget> targets;
     private final List<DistributedLock> locks;
     private final String name;
 
-    public RedisMultiLock(LockEngine engine, String... names) {
+    public StoreMultiLock(LockEngine engine, String... names) {
         if (names == null || names.length == 0) {
             throw new IllegalArgumentException("a multi-lock needs at least one lock name, got none");
         }
@@ -53,7 +53,7 @@ public final class RedisMultiLock implements DistributedLock {
         List<String> sorted = seen.stream().sorted().toList();
         this.engine = engine;
         this.targets = sorted.stream().map(engine::target).toList();
-        this.locks = sorted.stream().map(each -> RedisLock.reentrant(engine, each)).toList();
+        this.locks = sorted.stream().map(each -> StoreLock.reentrant(engine, each)).toList();
         this.name = sorted.toString();
     }
 
