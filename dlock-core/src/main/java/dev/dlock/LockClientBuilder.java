@@ -1,10 +1,10 @@
 package dev.dlock;
 
-import dev.dlock.internal.LettuceNodes;
 import dev.dlock.internal.LockEngine;
-import dev.dlock.internal.RedisStores;
-import dev.dlock.internal.Settings;
+import dev.dlock.internal.lettuce.LettuceNodes;
+import dev.dlock.internal.lettuce.RedisStores;
 import dev.dlock.internal.memory.MemoryStores;
+import dev.dlock.internal.settings.Settings;
 import dev.dlock.internal.postgres.PostgresStores;
 import dev.dlock.internal.store.StoreFactory;
 import io.lettuce.core.resource.ClientResources;
@@ -38,6 +38,7 @@ public final class LockClientBuilder {
      * {@code rediss://...} for TLS, {@code redis-socket:///path} for a Unix socket, or the
      * master that Redis Sentinels name:
      * {@code redis-sentinel://[password@]host[:port][,host[:port]...][/database]?sentinelMasterId=NAME}
+     * or, as Lettuce writes it, {@code redis-sentinel://host[:port][,host[:port]...][/database]#NAME}
      * ({@code rediss-sentinel://...} for TLS). A port left out is 6379 (26379 for a sentinel). Default
      * {@value LockClient#DEFAULT_REDIS_URI}. Excludes {@link #redlockNodes(String...)} and
      * {@link #clusterNodes(String...)}.
@@ -46,7 +47,8 @@ public final class LockClientBuilder {
      * @return this builder
      * @throws IllegalArgumentException the URL is null, has none of these schemes, has no host
      *                                  or a port that is not a number, names a sentinel that is
-     *                                  not {@code host[:port]}, lacks {@code sentinelMasterId},
+     *                                  not {@code host[:port]}, names no master (neither
+     *                                  {@code sentinelMasterId} nor {@code #NAME}),
      *                                  or Lettuce cannot read it; the message starts with the
      *                                  quoted URL
      * @throws IllegalStateException    set already

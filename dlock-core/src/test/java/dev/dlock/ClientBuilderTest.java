@@ -42,6 +42,12 @@ class ClientBuilderTest {
     void aSentinelUrlIsAcceptedWhenEverySentinelIsHostPortAndTheMasterIsNamed() {
         LockClient.builder().redisUri("redis-sentinel://secret@s1:26379,s2:26380,s3?sentinelMasterId=orders");
         LockClient.builder().redisUri("rediss-sentinel://s1:26379/2?sentinelMasterId=orders");
+        // Lettuce's own form names the master in the fragment
+        LockClient.builder().redisUri("redis-sentinel://h1:26379,h2:26379#mymaster");
+        LockClient.builder().redisUri("redis-sentinel://secret@h1:26379,h2/3#mymaster");
+        assertThatThrownBy(() -> LockClient.builder().redisUri("redis-sentinel://h1:26379,h2:26379#"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("needs ?sentinelMasterId=NAME or #NAME");
         assertThatThrownBy(() -> LockClient.builder().redisUri("redis-sentinel://s1:26379,s2:26379"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("needs ?sentinelMasterId=NAME");
@@ -98,5 +104,18 @@ class ClientBuilderTest {
         assertThatThrownBy(() -> client.listLocks("*"))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("the LockClient is closed");
+    }
+
+    @Test
+    void inMemoryExcludesEveryRedisOption() {
+        assertThatThrownBy(() -> LockClient.builder().inMemory().redisUri("redis://h:6379").build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("inMemory excludes redisUri, redlockNodes, clusterNodes and replicaAcks");
+        assertThatThrownBy(() -> LockClient.builder().clusterNodes("redis://h:7000").inMemory().build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("inMemory excludes");
+        assertThatThrownBy(() -> LockClient.builder().inMemory().inMemory()).isInstanceOf(IllegalStateException.class);
+        try (LockClient client = LockClient.builder().inMemory().build()) {
+            assertThat(client.address()).isEqualTo("memory (this JVM only)");
+        }
     }
 }

@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.dlock.internal.ClusterNode;
-import dev.dlock.internal.LuaScript;
-import dev.dlock.internal.Settings;
+import dev.dlock.internal.lettuce.ClusterNode;
+import dev.dlock.internal.redis.LuaScript;
+import dev.dlock.internal.settings.Settings;
+import dev.dlock.testing.RedisServer;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
-import dev.dlock.testing.RedisServer;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.dlock.internal.memory.MemoryStores;
+import dev.dlock.testing.PostgresServers;
 import dev.dlock.testing.RedisServer;
 import dev.dlock.testing.RedisServers;
 import io.lettuce.core.RedisClient;
@@ -40,7 +41,7 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
 
     /** Where a client's locks live. */
     enum Topology {
-        ONE_REDIS, REDLOCK, CLUSTER, IN_MEMORY;
+        ONE_REDIS, REDLOCK, CLUSTER, IN_MEMORY, POSTGRES;
 
         /** Whether clients of this topology share locks between processes (so workers in other JVMs can join). */
         boolean acrossProcesses() {
@@ -53,31 +54,38 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
     private final LockCluster cluster;
     private final boolean inMemory;
     private final Duration redlockNodeTimeout;
+    /** The PostgreSQL server, when {@link Topology#POSTGRES} is one of the topologies. */
+    private final PostgresServers postgres;
     private final List<AutoCloseable> open = new ArrayList<>();
     private boolean inTest;
 
     private LockServers(Map<Topology, RedisServers> topologies, Duration redlockNodeTimeout) {
-        this(topologies, null, false, redlockNodeTimeout);
+        this(topologies, null, false, redlockNodeTimeout, null);
     }
 
     private LockServers(Map<Topology, RedisServers> topologies, LockCluster cluster, boolean inMemory,
-                        Duration redlockNodeTimeout) {
+                        Duration redlockNodeTimeout, PostgresServers postgres) {
         this.topologies = topologies;
         this.cluster = cluster;
         this.inMemory = inMemory;
         this.redlockNodeTimeout = redlockNodeTimeout;
+        this.postgres = postgres;
     }
 
-    /** @return clients of every backend: one Redis, Redlock over {@code masters} others, a Cluster and memory */
+    /**
+     * @return clients of every backend: one Redis, Redlock over {@code masters} others, a Cluster,
+     *     memory and PostgreSQL
+     */
     static LockServers everyBackend(int masters) {
         return new LockServers(new EnumMap<>(Map.of(
                 Topology.ONE_REDIS, RedisServers.standalone(),
-                Topology.REDLOCK, RedisServers.masters(masters))), new LockCluster(), true, null);
+                Topology.REDLOCK, RedisServers.masters(masters))), new LockCluster(), true, null,
+                PostgresServers.create());
     }
 
     /** @return this extension, handing out in-memory clients too */
     LockServers withInMemory() {
-        return new LockServers(topologies, cluster, true, redlockNodeTimeout);
+        return new LockServers(topologies, cluster, true, redlockNodeTimeout, postgres);
     }
 
     /** @return the topologies this extension hands out clients of, in declaration order */
@@ -90,6 +98,7 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
         return switch (topology) {
             case CLUSTER -> cluster != null;
             case IN_MEMORY -> inMemory;
+            case POSTGRES -> postgres != null;
             default -> topologies.containsKey(topology);
         };
     }
@@ -116,7 +125,7 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
      *     the library's default (a tenth of the lease, too tight for a short test lease on a busy machine)
      */
     LockServers withRedlockNodeTimeout(Duration timeout) {
-        return new LockServers(topologies, cluster, inMemory, timeout);
+        return new LockServers(topologies, cluster, inMemory, timeout, postgres);
     }
 
     /**
@@ -165,6 +174,7 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
                 }
                 yield LockClient.builder().inMemory();
             }
+            case POSTGRES -> LockClient.builder().postgres(requirePostgres().server().jdbcUrl());
         };
         if (topology == Topology.REDLOCK && redlockNodeTimeout != null) {
             builder.redlockNodeTimeout(redlockNodeTimeout);
@@ -201,7 +211,7 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
     List<RedisServer> servers(Topology topology) {
         return switch (topology) {
             case CLUSTER -> requireCluster().group().masters();
-            case IN_MEMORY -> List.of();
+            case IN_MEMORY, POSTGRES -> List.of();
             default -> of(topology).all();
         };
     }
@@ -216,10 +226,21 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
             if (topology == Topology.IN_MEMORY) {
                 assertThat(MemoryStores.isEmpty(LockClient.DEFAULT_KEY_PREFIX)).as("nothing left in memory").isTrue();
             }
+            if (topology == Topology.POSTGRES) {
+                assertThat(requirePostgres().server().sql("SELECT (SELECT count(*) FROM dlock_hold) + "
+                        + "(SELECT count(*) FROM dlock_waiter)")).as("no hold or waiter left in PostgreSQL").isEqualTo("0");
+            }
             for (RedisServer server : servers(topology)) {
                 assertThat(server.keys(LockClient.DEFAULT_KEY_PREFIX + "{*")).as(server.uri()).isEmpty();
             }
         });
+    }
+
+    private PostgresServers requirePostgres() {
+        if (postgres == null) {
+            throw new IllegalStateException("this LockServers has no PostgreSQL");
+        }
+        return postgres;
     }
 
     private LockCluster requireCluster() {
@@ -241,6 +262,9 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
         }
         if (cluster != null) {
             cluster.beforeAll(context);
+        }
+        if (postgres != null) {
+            postgres.beforeAll(context);
         }
     }
 
@@ -274,6 +298,11 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
         if (cluster != null) {
             cluster.group().masters().forEach(RedisServer::flushAll);
         }
+        if (postgres != null) {
+            postgres.afterEach(context);
+            postgres.server().sql("DO $$ BEGIN IF to_regclass('dlock_hold') IS NOT NULL THEN "
+                    + "TRUNCATE dlock_hold, dlock_waiter; END IF; END $$");
+        }
         if (failure != null) {
             throw failure;
         }
@@ -287,6 +316,9 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
         if (cluster != null) {
             cluster.afterAll(context);
         }
+        if (postgres != null) {
+            postgres.afterAll(context);
+        }
     }
 
     private RedisServers of(Topology topology) {
@@ -298,7 +330,7 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
     }
 
     private Topology onlyTopology() {
-        if (topologies.size() != 1 || cluster != null || inMemory) {
+        if (topologies.size() != 1 || cluster != null || inMemory || postgres != null) {
             throw new IllegalStateException("this LockServers has " + topologies.keySet() + ": name the topology");
         }
         return topologies.keySet().iterator().next();

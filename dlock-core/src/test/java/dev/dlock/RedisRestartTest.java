@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.dlock.internal.LuaScript;
+import dev.dlock.internal.redis.LuaScript;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,7 +2,7 @@ package dev.dlock.bench;
 
 import dev.dlock.DistributedLock;
 import dev.dlock.LockClient;
-import dev.dlock.internal.LuaScript;
+import dev.dlock.internal.redis.LuaScript;
 import dev.dlock.testing.RedisServer;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;

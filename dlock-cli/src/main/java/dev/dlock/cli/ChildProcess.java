@@ -16,10 +16,19 @@ import java.util.concurrent.TimeUnit;
  * the JVM never leads a group, so setsid does not fork and the command's pid is its group's id),
  * and signals go to the whole group, as timeout(1) does: a process the command started that left
  * the process tree (double fork) but not the group is signalled too.
+ *
+ * <p>In front of the command, each where the machine has it (every Debian system has all three):
+ * setsid(1) as above; {@code setpriv --pdeathsig KILL} (util-linux), so that the kernel kills the
+ * command when dlock dies, even by SIGKILL, before the lease lets another holder in; and
+ * {@link StartCommand} (perl), which gives the command the signal mask and ignored signals dlock
+ * itself started with, as a shell would, instead of the JVM's. Each execs the next in place: the
+ * command keeps the pid the JVM started.
  */
 final class ChildProcess {
 
-    private static final Path SETSID = findSetsid();
+    private static final Path SETSID = findProgram("setsid");
+    private static final Path SETPRIV = findProgram("setpriv");
+    private static final Path PERL = findProgram("perl");
 
     private static final int SIGKILL = 9;
 
@@ -40,14 +49,20 @@ final class ChildProcess {
      */
     static ChildProcess start(List<String> argv, Map<String, String> extraEnv, boolean ownGroup) {
         boolean grouped = ownGroup && SETSID != null;
-        List<String> launched = argv;
+        List<String> launched = new ArrayList<>();
         if (grouped) {
-            // setsid would report a missing program itself: check first, so the message is dlock's
-            checkRunnable(argv.get(0));
-            launched = new ArrayList<>();
             launched.add(SETSID.toString());
-            launched.addAll(argv);
         }
+        if (SETPRIV != null) {
+            // killed with dlock, even by kill -9: else it would run on unguarded once the lease frees the lock
+            launched.addAll(List.of(SETPRIV.toString(), "--pdeathsig", "KILL"));
+        }
+        launched.addAll(StartCommand.arguments(PERL));
+        if (!launched.isEmpty()) {
+            // the programs in front would report a missing command themselves: check first, so the message is dlock's
+            checkRunnable(argv.get(0));
+        }
+        launched.addAll(argv);
         ProcessBuilder builder = new ProcessBuilder(launched).inheritIO();
         builder.environment().putAll(extraEnv);
         try {
@@ -85,9 +100,9 @@ final class ChildProcess {
                 found ? ExitCodes.CANNOT_RUN : ExitCodes.NOT_FOUND);
     }
 
-    private static Path findSetsid() {
+    private static Path findProgram(String name) {
         for (String dir : new String[] {"/usr/bin", "/bin", "/usr/local/bin"}) {
-            Path candidate = Path.of(dir, "setsid");
+            Path candidate = Path.of(dir, name);
             if (Files.isExecutable(candidate)) {
                 return candidate;
             }

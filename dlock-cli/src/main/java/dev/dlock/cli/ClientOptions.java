@@ -12,15 +12,15 @@ import java.util.regex.Pattern;
 /**
  * Where the locks of {@code exec}, {@code status}, {@code list}, {@code top} and {@code release} live, from the
  * global options: one Redis ({@code --redis}, else {@code $REDIS_URL}, else the default address;
- * a Sentinel URL is one Redis too), a Redlock ({@code --redlock}) or a Redis Cluster
- * ({@code --cluster}). The one place that turns them into a {@link LockClientBuilder}.
+ * a Sentinel URL is one Redis too), a Redlock ({@code --redlock}), a Redis Cluster
+ * ({@code --cluster}) or PostgreSQL ({@code --postgres}, else {@code $DLOCK_POSTGRES_URL}). The one place that turns them into a {@link LockClientBuilder}.
  */
 public final class ClientOptions {
 
     /** A comma that starts the next URL: a sentinel URL's own commas (between sentinels) are not followed by a scheme. */
     private static final Pattern URL_SEPARATOR = Pattern.compile(",(?=\\s*[A-Za-z][A-Za-z0-9+.-]*://)");
 
-    private enum Topology { REDIS, REDLOCK, CLUSTER }
+    private enum Topology { REDIS, REDLOCK, CLUSTER, POSTGRES }
 
     private final Topology topology;
     private final List<String> urls;
@@ -35,12 +35,24 @@ public final class ClientOptions {
      *
      * @param redis        {@code --redis}, or null
      * @param redisFromEnv {@code $REDIS_URL}, or null; a default for {@code --redis}, so ignored
-     *                     when {@code --redlock} or {@code --cluster} is given
+     *                     when {@code --redlock}, {@code --cluster} or {@code --postgres} is given
      * @param redlock      every {@code --redlock} value (each one URL or several, comma-separated)
      * @param cluster      every {@code --cluster} value (each one URL or several, comma-separated)
      * @throws UsageException the options exclude each other, or a URL is not acceptable
      */
     static ClientOptions of(String redis, String redisFromEnv, List<String> redlock, List<String> cluster) {
+        return of(redis, redisFromEnv, redlock, cluster, null, null);
+    }
+
+    /**
+     * As {@link #of(String, String, List, List)}, with PostgreSQL: {@code --postgres}, else
+     * {@code $DLOCK_POSTGRES_URL} when no Redis option is given (and {@code $REDIS_URL} is not set too).
+     *
+     * @param postgres        {@code --postgres}, or null
+     * @param postgresFromEnv {@code $DLOCK_POSTGRES_URL}, or null
+     */
+    static ClientOptions of(String redis, String redisFromEnv, List<String> redlock, List<String> cluster,
+                            String postgres, String postgresFromEnv) {
         List<String> given = new ArrayList<>();
         if (redis != null) {
             given.add("--redis");
@@ -51,9 +63,15 @@ public final class ClientOptions {
         if (!cluster.isEmpty()) {
             given.add("--cluster");
         }
+        if (postgres != null) {
+            given.add("--postgres");
+        }
         if (given.size() > 1) {
             throw new UsageException(String.join(" and ", given) + " exclude each other: give one of --redis URL "
-                    + "(one Redis, Sentinel included), --redlock URL,URL,URL or --cluster URL[,URL...]");
+                    + "(one Redis, Sentinel included), --redlock URL,URL,URL, --cluster URL[,URL...] or --postgres URL");
+        }
+        if (postgres != null) {
+            return new ClientOptions(Topology.POSTGRES, List.of(checkedPostgresUrl(postgres, "--postgres")));
         }
         if (!redlock.isEmpty()) {
             return redlock(split(redlock, "--redlock"));
@@ -64,15 +82,46 @@ public final class ClientOptions {
         if (redis != null) {
             return new ClientOptions(Topology.REDIS, List.of(checkedUrl(redis, "--redis")));
         }
-        if (redisFromEnv != null && !redisFromEnv.isBlank()) {
+        boolean redisEnv = redisFromEnv != null && !redisFromEnv.isBlank();
+        if (postgresFromEnv != null && !postgresFromEnv.isBlank()) {
+            if (redisEnv) {
+                throw new UsageException(DlockCommand.REDIS_URL_ENV + " and " + DlockCommand.POSTGRES_URL_ENV
+                        + " are both set: say which with --redis URL or --postgres URL");
+            }
+            return new ClientOptions(Topology.POSTGRES,
+                    List.of(checkedPostgresUrl(postgresFromEnv.strip(), DlockCommand.POSTGRES_URL_ENV)));
+        }
+        if (redisEnv) {
             return new ClientOptions(Topology.REDIS, List.of(checkedUrl(redisFromEnv.strip(), DlockCommand.REDIS_URL_ENV)));
         }
         return new ClientOptions(Topology.REDIS, List.of(LockClient.DEFAULT_REDIS_URI));
     }
 
+    /** True when the locks live in PostgreSQL. */
+    boolean isPostgres() {
+        return topology == Topology.POSTGRES;
+    }
+
+    /** The PostgreSQL URL; only when {@link #isPostgres()}. */
+    String postgresUrl() {
+        if (topology != Topology.POSTGRES) {
+            throw new IllegalStateException("not PostgreSQL: " + topology);
+        }
+        return urls.get(0);
+    }
+
     /** True for one Redis (standalone or Sentinel), false for a Redlock or a Cluster. */
     boolean isSingleRedis() {
         return topology == Topology.REDIS;
+    }
+
+    boolean isCluster() {
+        return topology == Topology.CLUSTER;
+    }
+
+    /** The URLs as given (one for one Redis), for {@code dlock doctor}. */
+    List<String> urls() {
+        return urls;
     }
 
     /** The one Redis's URL. */
@@ -95,7 +144,7 @@ public final class ClientOptions {
                 case REDIS -> builder.redisUri(urls.get(0));
                 case REDLOCK -> builder.redlockNodes(urls.toArray(String[]::new));
                 case CLUSTER -> builder.clusterNodes(urls.toArray(String[]::new));
-                default -> throw new IllegalStateException(topology.name());
+                case POSTGRES -> builder.postgres(urls.get(0));
             }
         } catch (IllegalArgumentException e) {
             throw new UsageException(option() + ": " + e.getMessage(), e);
@@ -108,6 +157,7 @@ public final class ClientOptions {
             case REDIS -> "--redis";
             case REDLOCK -> "--redlock";
             case CLUSTER -> "--cluster";
+            case POSTGRES -> "--postgres";
         };
     }
 
@@ -132,6 +182,16 @@ public final class ClientOptions {
             }
         }
         return new ClientOptions(Topology.CLUSTER, urls);
+    }
+
+    /** The URL if the library takes it as a PostgreSQL URL; else a usage error naming where it came from. */
+    private static String checkedPostgresUrl(String url, String from) {
+        try {
+            LockClient.builder().postgres(url);
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw new UsageException(from + ": " + e.getMessage(), e);
+        }
+        return url;
     }
 
     /** Every value split into URLs, each checked; repeated options and comma-separated lists mix freely. */

@@ -30,8 +30,9 @@ import picocli.CommandLine.ScopeType;
                 "  --redis URL, else $REDIS_URL, else redis://127.0.0.1:6379 (a Sentinel URL",
                 "  names the master the sentinels report). Or --redlock URL,URL,URL: a Redlock",
                 "  over independent masters; or --cluster URL[,URL...]: a Redis Cluster's",
-                "  nodes. One of the three. The demo runs on one Redis only and goes on, when",
-                "  nothing answers at the default address, to a redis-server of its own.",
+                "  nodes; or --postgres URL (else $DLOCK_POSTGRES_URL): the locks in PostgreSQL.",
+                "  One of the four. The demo runs on one Redis only and goes on, when nothing",
+                "  answers at the default address, to a redis-server of its own.",
                 "%nExit codes:",
                 "    0  ok",
                 "    1  exec: lock not acquired within --wait; release: lock not held;",
@@ -40,18 +41,21 @@ import picocli.CommandLine.ScopeType;
                 "   69  Redis unreachable or failing",
                 "   70  internal error (a bug: please report it)",
                 "  122  exec: the lock was lost while the command ran, which was stopped",
+                "  doctor: 0 every check OK, 1 warnings, 2 failures",
                 "  126  exec: the command cannot be executed; 127: not found",
                 "  else exec: the command's own exit code",
                 "%nDurations: 500ms, 10s, 2m, 1h, 1d, combined as 1m30s, or ISO-8601 PT10S."})
 public final class DlockCommand implements Runnable {
 
     static final String REDIS_URL_ENV = "REDIS_URL";
+    static final String POSTGRES_URL_ENV = "DLOCK_POSTGRES_URL";
 
     /** The subcommands, by name, in the order the help lists them. */
     static final Map<String, Class<?>> SUBCOMMANDS = subcommands();
 
     /** Root options that take a value, which a scan for the subcommand's name must step over. */
-    private static final Set<String> OPTIONS_WITH_VALUE = Set.of("--redis", "--redlock", "--cluster", "--prefix");
+    private static final Set<String> OPTIONS_WITH_VALUE = Set.of("--redis", "--redlock", "--cluster", "--postgres",
+            "--prefix");
 
     private static Map<String, Class<?>> subcommands() {
         Map<String, Class<?>> all = new LinkedHashMap<>();
@@ -62,6 +66,7 @@ public final class DlockCommand implements Runnable {
         all.put("top", TopCommand.class);
         all.put("watch", TopCommand.class);
         all.put("release", ReleaseCommand.class);
+        all.put("doctor", DoctorCommand.class);
         all.put("help", HelpCommand.class);
         return Collections.unmodifiableMap(all);
     }
@@ -98,7 +103,8 @@ public final class DlockCommand implements Runnable {
     @Option(names = "--redis", paramLabel = "URL", scope = ScopeType.INHERIT,
             description = {"Redis URL: redis://[user:password@]host:port[/db],",
                     "rediss://... for TLS, or a master Sentinels name:",
-                    "redis-sentinel://h:p[,h:p...]?sentinelMasterId=NAME.",
+                    "redis-sentinel://h:p[,h:p...]?sentinelMasterId=NAME",
+                    "(or ...#NAME, as Lettuce writes it).",
                     "Default: $REDIS_URL, else redis://127.0.0.1:6379."})
     private String redis;
 
@@ -114,6 +120,13 @@ public final class DlockCommand implements Runnable {
                     "repeated. Excludes --redis and --redlock."})
     private List<String> cluster = new ArrayList<>();
 
+    @Option(names = "--postgres", paramLabel = "URL", scope = ScopeType.INHERIT,
+            description = {"PostgreSQL instead of Redis:",
+                    "jdbc:postgresql://host:port/db?user=...&password=...",
+                    "(or postgresql://...). Default: $DLOCK_POSTGRES_URL.",
+                    "Excludes --redis, --redlock and --cluster."})
+    private String postgres;
+
     @Option(names = "--prefix", paramLabel = "PREFIX", scope = ScopeType.INHERIT,
             description = "Key prefix of the locks (default: ${DEFAULT-VALUE}).",
             defaultValue = LockClient.DEFAULT_KEY_PREFIX)
@@ -125,7 +138,7 @@ public final class DlockCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new UsageException("missing command: demo, exec, status, list, top or release (see 'dlock --help')");
+        throw new UsageException("missing command: demo, exec, status, list, top, release or doctor (see 'dlock --help')");
     }
 
     public boolean verbose() {
@@ -143,7 +156,8 @@ public final class DlockCommand implements Runnable {
      * @throws UsageException the options exclude each other, or a URL is not acceptable
      */
     public ClientOptions clientOptions() {
-        return ClientOptions.of(redis, System.getenv(REDIS_URL_ENV), redlock, cluster);
+        return ClientOptions.of(redis, System.getenv(REDIS_URL_ENV), redlock, cluster, postgres,
+                System.getenv(POSTGRES_URL_ENV));
     }
 
     /**
@@ -153,11 +167,15 @@ public final class DlockCommand implements Runnable {
      * @throws UsageException {@code --redlock} or {@code --cluster} is given, or the URL is not acceptable
      */
     public RedisSource explicitRedis() {
-        if (!redlock.isEmpty() || !cluster.isEmpty()) {
-            throw new UsageException((redlock.isEmpty() ? "--cluster" : "--redlock")
+        if (!redlock.isEmpty() || !cluster.isEmpty() || postgres != null) {
+            throw new UsageException((postgres != null ? "--postgres" : redlock.isEmpty() ? "--cluster" : "--redlock")
                     + " is for exec, status, list, top and release: the demo runs on one Redis (--redis URL)");
         }
         ClientOptions options = clientOptions();
+        if (options.isPostgres()) {
+            throw new UsageException(POSTGRES_URL_ENV + " is for exec, status, list, top and release: the demo runs on "
+                    + "one Redis (--redis URL)");
+        }
         if (redis != null) {
             return new RedisSource(options.redisUrl(), "--redis");
         }
@@ -193,6 +211,19 @@ public final class DlockCommand implements Runnable {
     /** A client for the options' topology; exits with a one-line error when Redis is not there. */
     public LockClient connect(Duration commandTimeout) {
         return build(clientBuilder().commandTimeout(commandTimeout));
+    }
+
+    /**
+     * Checks NAME before anything connects, so that a bad name is bad input at once.
+     *
+     * @throws UsageException the name is blank or too long
+     */
+    static String checkName(String name) {
+        try {
+            return LockClient.checkName(name);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("bad lock name: " + e.getMessage(), e);
+        }
     }
 
     /**

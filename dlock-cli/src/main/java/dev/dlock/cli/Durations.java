@@ -1,5 +1,6 @@
 package dev.dlock.cli;
 
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.Locale;
@@ -16,9 +17,10 @@ import picocli.CommandLine.TypeConversionException;
  */
 public final class Durations implements ITypeConverter<Duration> {
 
-    static final String EXAMPLES = "e.g. 500ms, 10s, 2m, 1h, 1m30s or PT10S";
-    private static final Pattern PART = Pattern.compile("(\\d+)(ms|s|m|h|d)");
-    private static final Pattern WHOLE = Pattern.compile("(?:\\d+(?:ms|s|m|h|d))+");
+    static final String EXAMPLES = "e.g. 500ms, 1.5s, 10s, 2m, 1h, 1m30s or PT10S";
+    private static final Pattern PART = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h|d)");
+    private static final Pattern WHOLE = Pattern.compile("(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d))+");
+    private static final Pattern SECONDS = Pattern.compile("\\d+(?:\\.\\d+)?|\\.\\d+");
 
     @Override
     public Duration convert(String text) {
@@ -54,19 +56,43 @@ public final class Durations implements ITypeConverter<Duration> {
         Matcher part = PART.matcher(lower);
         try {
             while (part.find()) {
-                long amount = Long.parseLong(part.group(1));
-                total = total.plus(switch (part.group(2)) {
-                    case "ms" -> Duration.ofMillis(amount);
-                    case "s" -> Duration.ofSeconds(amount);
-                    case "m" -> Duration.ofMinutes(amount);
-                    case "h" -> Duration.ofHours(amount);
-                    default -> Duration.ofDays(amount);
-                });
+                long unitNanos = switch (part.group(2)) {
+                    case "ms" -> 1_000_000L;
+                    case "s" -> 1_000_000_000L;
+                    case "m" -> 60_000_000_000L;
+                    case "h" -> 3_600_000_000_000L;
+                    default -> 86_400_000_000_000L;
+                };
+                total = total.plus(nanos(new BigDecimal(part.group(1)), unitNanos));
             }
         } catch (ArithmeticException | NumberFormatException e) {
             throw new TypeConversionException("'" + text + "' is too long a duration");
         }
         return total;
+    }
+
+    /** {@code amount} units of {@code unitNanos}, to the nanosecond (a fraction of a nanosecond is dropped). */
+    private static Duration nanos(BigDecimal amount, long unitNanos) {
+        return Duration.ofNanos(amount.multiply(BigDecimal.valueOf(unitNanos)).toBigInteger().longValueExact());
+    }
+
+    /**
+     * flock's {@code -w SECONDS}: a bare number is seconds, fractions allowed ({@code 0.5}, {@code 1.5});
+     * with a unit, any duration {@link #parse} reads.
+     */
+    public static final class Seconds implements ITypeConverter<Duration> {
+        @Override
+        public Duration convert(String text) {
+            String value = text.trim();
+            if (!SECONDS.matcher(value).matches()) {
+                return parse(text);
+            }
+            try {
+                return nanos(new BigDecimal(value), 1_000_000_000L);
+            } catch (ArithmeticException e) {
+                throw new TypeConversionException("'" + text + "' is too long a duration");
+            }
+        }
     }
 
     private static Duration parseIso(String text, String value) {

@@ -80,6 +80,19 @@ public final class ExecCommand implements Callable<Integer> {
                     + "bound; 0: one attempt).")
     private Duration wait;
 
+    @Option(names = {"-w", "--timeout"}, paramLabel = "SECONDS", converter = Durations.Seconds.class,
+            description = "As flock -w: --wait in seconds (fractions allowed: -w 0.5), or a duration with a unit.")
+    private Duration waitSeconds;
+
+    @Option(names = {"-n", "--nonblock"}, description = "As flock -n: one attempt, the same as --wait 0.")
+    private boolean noWait;
+
+    @Option(names = "--hold-at-least", paramLabel = "DURATION", converter = Durations.class,
+            description = "Keep the lock at least this long from when it was acquired, even when the command "
+                    + "ends sooner: its lease is set to what is left, and it frees itself then. With --wait 0, "
+                    + "a job started by several hosts' cron runs once per schedule.")
+    private Duration holdAtLeast;
+
     @Option(names = "--lease", paramLabel = "DURATION", converter = Durations.class, defaultValue = "30s",
             description = "Lease renewed every third of it while the command runs. A dlock that dies "
                     + "without releasing (kill -9, host down) blocks others for at most this long "
@@ -100,16 +113,20 @@ public final class ExecCommand implements Callable<Integer> {
                     + "must give the same N while any runs).")
     private Integer permits;
 
-    @Option(names = "--shared", description = "Hold NAME shared (read lock): runs with --shared overlap; "
+    @Option(names = {"-s", "--shared"}, description = "Hold NAME shared (read lock): runs with --shared overlap; "
             + "an --exclusive run waits for them.")
     private boolean shared;
 
-    @Option(names = "--exclusive", description = "Hold NAME exclusive (write lock): alone, also against --shared "
+    @Option(names = {"-x", "-e", "--exclusive"}, description = "Hold NAME exclusive (write lock): alone, also against --shared "
             + "runs; waiting exclusive runs go before new shared ones.")
     private boolean exclusive;
 
     @Option(names = "--fair", description = "Hold NAME as a fair lock: granted in the order the runs asked.")
     private boolean fair;
+
+    @Option(names = {"-o", "--close"}, description = "Accepted for flock's sake: the lock is dlock's, the command "
+            + "never has a lock descriptor to inherit, as with flock -o.")
+    private boolean close;
 
     @Parameters(index = "0", paramLabel = "NAME", description = "Name of the lock.")
     private String name;
@@ -121,8 +138,10 @@ public final class ExecCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         List<String> argv = commandAfterDelimiter();
+        wait = oneWait();
         checkDurations();
         ExecLock.check(permits, shared, exclusive, fair);
+        DlockCommand.checkName(name);
         PrintWriter err = spec.commandLine().getErr();
         long startNanos = System.nanoTime();
         try (LockClient client = ConnectWithin.connect(this::connect,
@@ -168,7 +187,12 @@ public final class ExecCommand implements Callable<Integer> {
         Thread orphanGuard = new Thread(child::kill, "dlock-exec-orphan-guard");
         Runtime.getRuntime().addShutdownHook(orphanGuard);
         // a signal that came while the command started is the command's too
-        signals.switchTo(SignalRelay.forwardingTo(child, atTerminal), signalsBefore);
+        signals.switchTo(SignalRelay.forwardingTo(child, atTerminal, message -> {
+            if (dlock.verbose()) {
+                err.println("dlock: " + message);
+                err.flush();
+            }
+        }), signalsBefore);
 
         CompletableFuture.anyOf(child.process().onExit(), handle.whenLost()).join();
         LockLostException lost = handle.whenLost().getNow(null);
@@ -198,7 +222,11 @@ public final class ExecCommand implements Callable<Integer> {
     private int releaseAfterExit(ChildProcess child, LockHandle handle, PrintWriter err) {
         int exitCode = child.waitForExit();
         try {
-            handle.release();
+            if (holdAtLeast != null) {
+                handle.releaseHoldingAtLeast(holdAtLeast);
+            } else {
+                handle.release();
+            }
         } catch (LockLostException e) {
             // the loss happened while the command ran, before the watchdog could see it
             err.println("dlock: " + e.getMessage() + "; the command may have run partly without the lock");
@@ -272,6 +300,25 @@ public final class ExecCommand implements Callable<Integer> {
         return "dlock-exec:" + (printable.length() > 64 ? printable.substring(0, 64) : printable);
     }
 
+    /** --wait, -w and -n say one thing: how long to wait. */
+    private Duration oneWait() {
+        List<String> given = new ArrayList<>();
+        if (wait != null) {
+            given.add("--wait");
+        }
+        if (waitSeconds != null) {
+            given.add("-w");
+        }
+        if (noWait) {
+            given.add("-n");
+        }
+        if (given.size() > 1) {
+            throw new UsageException(String.join(" and ", given) + " exclude each other: give one of --wait DURATION, "
+                    + "-w SECONDS and -n");
+        }
+        return noWait ? Duration.ZERO : waitSeconds != null ? waitSeconds : wait;
+    }
+
     private void checkDurations() {
         if (wait != null && wait.compareTo(LockClient.MAX_WAIT) > 0) {
             throw new UsageException("--wait: at most " + LockClient.MAX_WAIT.toDays() + " days, got "
@@ -279,6 +326,10 @@ public final class ExecCommand implements Callable<Integer> {
         }
         if (conflictExitCode < 0 || conflictExitCode > 255) {
             throw new UsageException("--conflict-exit-code: an exit code from 0 to 255, got " + conflictExitCode);
+        }
+        if (holdAtLeast != null && holdAtLeast.compareTo(LockClient.MAX_LEASE) > 0) {
+            throw new UsageException("--hold-at-least: at most " + LockClient.MAX_LEASE.toDays() + " days, got "
+                    + Durations.format(holdAtLeast));
         }
         if (lease.compareTo(LockClient.MIN_WATCHDOG_LEASE) < 0) {
             throw new UsageException("--lease: at least " + LockClient.MIN_WATCHDOG_LEASE.toMillis()

@@ -1,6 +1,7 @@
 package dev.dlock.cli;
 
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import sun.misc.Signal;
 
@@ -51,15 +52,21 @@ final class SignalRelay {
     }
 
     /**
-     * First signal: passed on (SIGINT and SIGHUP only when not at a terminal: there the terminal
-     * sent them to the command already). Any further signal: the user insists, SIGKILL.
+     * First signal: passed on, unless it reached the command already ({@link Terminal#reachedTheCommand}:
+     * at a terminal, SIGINT and SIGHUP the terminal or the shell sent to the whole foreground group).
+     * A further signal passed on: the user insists, SIGKILL. A signal that was not passed on does not
+     * count, so that a SIGTERM after it is still a first signal.
      */
-    static IntConsumer forwardingTo(ChildProcess child, boolean atTerminal) {
-        AtomicInteger count = new AtomicInteger();
+    static IntConsumer forwardingTo(ChildProcess child, boolean atTerminal, Consumer<String> verbose) {
+        AtomicInteger passedOn = new AtomicInteger();
         return signal -> {
-            if (count.incrementAndGet() > 1) {
+            if (signal != SignalRelay.SIGTERM && atTerminal && Terminal.reachedTheCommand(signal)) {
+                verbose.accept("signal " + signal + " reached '" + child.name() + "' from the terminal: not sent again");
+                return;
+            }
+            if (passedOn.incrementAndGet() > 1) {
                 child.kill();
-            } else if (signal == SignalRelay.SIGTERM || !atTerminal) {
+            } else {
                 child.signal(signal);
             }
         };

@@ -16,8 +16,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Runs the dlock command as a real process, as a user would: {@code java -cp <test class path>
- * dev.dlock.cli.Main ARGS}, with stdout and stderr kept apart. REDIS_URL is removed from the
- * child's environment unless a test sets it, so only {@code --redis} decides.
+ * dev.dlock.cli.Main ARGS}, with stdout and stderr kept apart. REDIS_URL and DLOCK_POSTGRES_URL are
+ * removed from the child's environment unless a test sets them, so only the options decide.
  */
 final class Cli {
 
@@ -70,6 +70,7 @@ final class Cli {
                     .redirectOutput(out.toFile())
                     .redirectError(err.toFile());
             builder.environment().remove(DlockCommand.REDIS_URL_ENV);
+            builder.environment().remove(DlockCommand.POSTGRES_URL_ENV);
             builder.environment().putAll(env);
             return new Running(builder.start(), out, err, String.join(" ", args));
         } catch (IOException e) {

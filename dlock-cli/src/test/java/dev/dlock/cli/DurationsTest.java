@@ -21,10 +21,26 @@ class DurationsTest {
         assertThat(Durations.parse("1m30s")).isEqualTo(Duration.ofSeconds(90));
         assertThat(Durations.parse("PT10S")).isEqualTo(Duration.ofSeconds(10));
         assertThat(Durations.parse("0")).isEqualTo(Duration.ZERO);
+        assertThat(Durations.parse("1.5s")).isEqualTo(Duration.ofMillis(1500));
+        assertThat(Durations.parse("0.25m")).isEqualTo(Duration.ofSeconds(15));
+        assertThat(Durations.parse("1m0.5s")).isEqualTo(Duration.ofMillis(60_500));
+    }
+
+    /** flock's -w: a bare number is seconds, fractions allowed; a unit still reads as a duration. */
+    @Test
+    void flockSecondsReadBareNumbersAsSeconds() {
+        Durations.Seconds seconds = new Durations.Seconds();
+        assertThat(seconds.convert("0")).isEqualTo(Duration.ZERO);
+        assertThat(seconds.convert("5")).isEqualTo(Duration.ofSeconds(5));
+        assertThat(seconds.convert("0.5")).isEqualTo(Duration.ofMillis(500));
+        assertThat(seconds.convert(".25")).isEqualTo(Duration.ofMillis(250));
+        assertThat(seconds.convert("2m")).isEqualTo(Duration.ofMinutes(2));
+        assertThatThrownBy(() -> seconds.convert("-1")).isInstanceOf(TypeConversionException.class)
+                .hasMessageContaining("'-1'");
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"10x", "-5s", "10", "s", "", "1.5s", "PT-1S", "ten seconds", "99999999999999999999d"})
+    @ValueSource(strings = {"10x", "-5s", "10", "s", "", "1.5", "1.s", ".5s", "PT-1S", "ten seconds", "99999999999999999999d"})
     void refusesWhatIsNotAZeroOrPositiveDurationNamingTheValue(String text) {
         assertThatThrownBy(() -> Durations.parse(text))
                 .isInstanceOf(TypeConversionException.class)

@@ -109,6 +109,76 @@ class ExecKindsTest {
         awaitAll(0);
     }
 
+    /**
+     * Every ordered pair of the five kinds on one name: a run of the first kind holds the name, and
+     * a run of the second kind with {@code --wait 0} is refused (exit 1), in both orders. One name
+     * per held kind, all held at once, and the 20 refused runs started at once.
+     */
+    @Test
+    void everyKindExcludesEveryOtherKindOfTheSameNameInBothOrders() {
+        List<List<String>> kinds = List.of(List.of(), List.of("--fair"), List.of("--shared"), List.of("--exclusive"),
+                List.of("--permits", "2"));
+        Path log = dir.resolve("kinds.log");
+        for (int held = 0; held < kinds.size(); held++) {
+            List<String> args = new ArrayList<>(List.of("exec"));
+            args.addAll(kinds.get(held));
+            args.addAll(List.of("kinds-" + held, "--", "sh", "-c", RECORD_UNTIL_GO, log.toString(), "holder-" + held));
+            start(args.toArray(String[]::new));
+        }
+        await().atMost(Duration.ofSeconds(60)).until(() -> lines(log).size() == kinds.size());
+        List<Cli.Running> holders = List.copyOf(running);
+        running.clear();
+        List<String> pairs = new ArrayList<>();
+        for (int held = 0; held < kinds.size(); held++) {
+            for (int other = 0; other < kinds.size(); other++) {
+                if (other != held) {
+                    List<String> args = new ArrayList<>(List.of("exec", "--wait", "0"));
+                    args.addAll(kinds.get(other));
+                    args.addAll(List.of("kinds-" + held, "--", "sh", "-c", "echo ran >> \"$0\"", log.toString()));
+                    start(args.toArray(String[]::new));
+                    pairs.add(kinds.get(other) + " while " + kinds.get(held) + " is held");
+                }
+            }
+        }
+        for (int i = 0; i < pairs.size(); i++) {
+            Cli.Result result = running.get(i).await(Duration.ofMinutes(2));
+            assertThat(result.exitCode()).as(pairs.get(i) + ": " + result).isEqualTo(1);
+            assertThat(result.stderr()).as(pairs.get(i)).contains("not acquired within");
+        }
+        running.clear();
+        assertThat(lines(log)).doesNotContain("ran");
+        touch(dir.resolve("kinds.log.go"));
+        running.addAll(holders);
+        awaitAll(0);
+    }
+
+    /** flock's short options, as flock reads them: -x, -s, -n, -w SECONDS (fractions), -E, -o; and --wait 1.5s. */
+    @Test
+    void flocksShortOptionsMeanWhatTheyMeanToFlock() {
+        Path log = dir.resolve("flock.log");
+        start("exec", "-x", "-o", "flock-like", "--", "sh", "-c", RECORD_UNTIL_GO, log.toString(), "holder");
+        await().atMost(Duration.ofSeconds(60)).until(() -> lines(log).size() == 1);
+        List<Cli.Running> holder = List.copyOf(running);
+        running.clear();
+        start("exec", "-n", "-E", "7", "-o", "flock-like", "--", "true");
+        start("exec", "-s", "-w", "0.5", "flock-like", "--", "true");
+        start("exec", "--wait", "1.5s", "flock-like", "--", "true");
+        start("exec", "-n", "-w", "1", "flock-like", "--", "true");
+        List<Cli.Result> results = running.stream().map(run -> run.await(Duration.ofMinutes(2))).toList();
+        running.clear();
+        assertThat(results.get(0).exitCode()).as(results.get(0).toString()).isEqualTo(7);
+        assertThat(results.get(0).stderr()).contains("lock 'flock-like' not acquired within 0 ms");
+        assertThat(results.get(1).exitCode()).as(results.get(1).toString()).isEqualTo(1);
+        assertThat(results.get(1).stderr()).contains("shared lock 'flock-like' not acquired within 500 ms");
+        assertThat(results.get(2).exitCode()).as(results.get(2).toString()).isEqualTo(1);
+        assertThat(results.get(2).stderr()).contains("lock 'flock-like' not acquired within 1.5 s");
+        assertThat(results.get(3).exitCode()).as(results.get(3).toString()).isEqualTo(ExitCodes.USAGE);
+        assertThat(results.get(3).stderr()).contains("-w and -n exclude each other");
+        touch(dir.resolve("flock.log.go"));
+        running.addAll(holder);
+        awaitAll(0);
+    }
+
     /** The most runs between their "start" and "end" at any point of the log. */
     private static int mostInsideAtOnce(List<String> events) {
         Set<String> inside = new HashSet<>();

@@ -59,9 +59,7 @@ abstract class TopologyCliContract {
 
         assertThat(result.exitCode()).as(result.toString()).isEqualTo(7);
         assertThat(result.stderr()).as(result.toString()).isEmpty();
-        for (RedisServer server : serversOf(name)) {
-            assertThat(exists(server, name)).as("key of '%s' on %s after exec", name, server).isFalse();
-        }
+        assertStored(name, false, "after exec");
     }
 
     @Test
@@ -75,9 +73,7 @@ abstract class TopologyCliContract {
             }
             for (String name : names) {
                 await().atMost(BOUND).until(() -> Files.exists(tokenFile(name)) && Files.size(tokenFile(name)) > 1);
-                for (RedisServer server : serversOf(name)) {
-                    assertThat(exists(server, name)).as("key of '%s' on %s while held", name, server).isTrue();
-                }
+                assertStored(name, true, "while held");
             }
 
             for (String name : names) {
@@ -112,10 +108,7 @@ abstract class TopologyCliContract {
                 assertThat(release.stdout()).contains("released lock '" + name + "' (held by dlock-exec:sh on ");
                 assertReportedToken(reportedToken(release), token(name));
                 // the release has answered: every node's copy is gone now, not at the next expiry
-                for (RedisServer server : serversOf(name)) {
-                    assertThat(exists(server, name)).as("key of '%s' on %s after release --force", name, server)
-                            .isFalse();
-                }
+                assertStored(name, false, "after release --force");
                 Cli.Result stopped = holders.get(i).await(BOUND);
                 assertThat(stopped.exitCode()).as(stopped.toString()).isEqualTo(ExitCodes.LOCK_LOST);
                 for (String other : names.subList(i + 1, names.size())) {
@@ -150,6 +143,13 @@ abstract class TopologyCliContract {
         Matcher token = Pattern.compile("fencing token (\\d+)\\)").matcher(release.stdout());
         assertThat(token.find()).as(release.toString()).isTrue();
         return Long.parseLong(token.group(1));
+    }
+
+    /** Checks that the lock is (or is not) where the topology keeps it: by default its key on {@link #serversOf}. */
+    void assertStored(String name, boolean held, String when) {
+        for (RedisServer server : serversOf(name)) {
+            assertThat(exists(server, name)).as("key of '%s' on %s %s", name, server, when).isEqualTo(held);
+        }
     }
 
     static boolean exists(RedisServer server, String name) {

@@ -3,6 +3,7 @@ package dev.dlock.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -79,12 +80,15 @@ class TopologyOptionsTest {
 
     @Test
     void aSentinelUrlKeepsItsCommasInARedlockList() {
-        String sentinels = "redis-sentinel://127.0.0.1:4,127.0.0.1:5?sentinelMasterId=x";
-        Cli.Result result = Cli.run("--redlock", sentinels + "," + B + "," + C, "status", "job");
-        assertThat(result.exitCode()).as(result.toString()).isEqualTo(ExitCodes.REDIS_UNAVAILABLE);
-        // three nodes, the first of them the whole Sentinel URL
-        assertThat(result.stderr()).as(result.toString())
-                .contains("only 0 of 3 nodes reachable", "[" + sentinels + ", " + B + ", " + C + "]");
+        // dlock's form and Lettuce's own (the master named in the fragment)
+        for (String sentinels : List.of("redis-sentinel://127.0.0.1:4,127.0.0.1:5?sentinelMasterId=x",
+                "redis-sentinel://127.0.0.1:4,127.0.0.1:5#x")) {
+            Cli.Result result = Cli.run("--redlock", sentinels + "," + B + "," + C, "status", "job");
+            assertThat(result.exitCode()).as(result.toString()).isEqualTo(ExitCodes.REDIS_UNAVAILABLE);
+            // three nodes, the first of them the whole Sentinel URL (the master named as Lettuce names it)
+            assertThat(result.stderr()).as(result.toString()).contains("only 0 of 3 nodes reachable",
+                    "[redis-sentinel://127.0.0.1:4,127.0.0.1:5?sentinelMasterId=x, " + B + ", " + C + "]");
+        }
     }
 
     @Test

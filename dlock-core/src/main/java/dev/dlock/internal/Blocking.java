@@ -1,16 +1,17 @@
 package dev.dlock.internal;
 
+import dev.dlock.internal.store.Failures;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
 /** Waiting for futures on the caller's thread, with the interrupt rules of {@code Lock}. */
-final class Blocking {
+public final class Blocking {
 
     private Blocking() {
     }
 
     /** Waits to the end; an interrupt is remembered and set again on return. */
-    static <T> T awaitUninterruptibly(CompletableFuture<T> future) {
+    public static <T> T awaitUninterruptibly(CompletableFuture<T> future) {
         boolean interrupted = false;
         try {
             while (true) {

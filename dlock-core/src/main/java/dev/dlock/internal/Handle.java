@@ -1,24 +1,25 @@
 package dev.dlock.internal;
 
 import dev.dlock.LockLostException;
+import dev.dlock.internal.hold.Hold;
 import dev.dlock.internal.store.LockKind;
 import dev.dlock.internal.store.LockTarget;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /** A hold owned by a handle rather than a thread; released from any thread. */
-final class Handle extends ReleaseOnceHandle {
+public final class Handle extends ReleaseOnceHandle {
 
     private final LockEngine engine;
     private final Hold hold;
 
-    Handle(LockEngine engine, Hold hold) {
+    public Handle(LockEngine engine, Hold hold) {
         this.engine = engine;
         this.hold = hold;
     }
 
     /** Whether this handle holds a hold of the kind on the key, taken through the engine's client. */
-    boolean isOf(LockEngine owner, LockKind kind, LockTarget target) {
+    public boolean isOf(LockEngine owner, LockKind kind, LockTarget target) {
         return engine == owner && hold.kind == kind && hold.target.key().equals(target.key());
     }
 
@@ -51,12 +52,12 @@ final class Handle extends ReleaseOnceHandle {
     }
 
     @Override
-    CompletableFuture<Void> releaseOnce(long minimumHoldNanos) {
+    public CompletableFuture<Void> releaseOnce(long minimumHoldNanos) {
         return engine.release(hold, true, minimumHoldNanos);
     }
 
     @Override
-    String heldThing() {
+    public String heldThing() {
         return "lock '" + hold.name + "'";
     }
 

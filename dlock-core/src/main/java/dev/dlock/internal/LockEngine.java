@@ -7,7 +7,22 @@ import dev.dlock.LockLostException;
 import dev.dlock.LockObserver.HoldEnding;
 import dev.dlock.LockObserver.LossCause;
 import dev.dlock.LockObserver;
+import dev.dlock.internal.acquire.Acquisition;
+import dev.dlock.internal.acquire.LocalHandoff;
+import dev.dlock.internal.acquire.WakeUps;
+import dev.dlock.internal.hold.ClientIdentity;
+import dev.dlock.internal.hold.ClientRecord;
+import dev.dlock.internal.hold.HandoverRenewal;
+import dev.dlock.internal.hold.Hold;
+import dev.dlock.internal.hold.HoldLosses;
+import dev.dlock.internal.hold.HoldRegistry;
+import dev.dlock.internal.hold.Watchdog;
+import dev.dlock.internal.observe.LockEvents;
+import dev.dlock.internal.observe.LockInspector;
+import dev.dlock.internal.settings.Settings;
+import dev.dlock.internal.settings.Ticker;
 import dev.dlock.internal.store.AcquireReply;
+import dev.dlock.internal.store.Failures;
 import dev.dlock.internal.store.LockKind;
 import dev.dlock.internal.store.LockStore;
 import dev.dlock.internal.store.LockTarget;
@@ -74,7 +89,7 @@ public final class LockEngine implements AutoCloseable {
     }
 
     /** @param ticker the clock and timer of every deadline, validity and renewal */
-    LockEngine(Settings settings, StoreFactory stores, List<LockListener> listeners, Ticker ticker) {
+    public LockEngine(Settings settings, StoreFactory stores, List<LockListener> listeners, Ticker ticker) {
         this(settings, stores, listeners, List.of(), ticker);
     }
 
@@ -150,28 +165,28 @@ public final class LockEngine implements AutoCloseable {
     }
 
     /** See {@link Settings#closeBoundMs()}. */
-    long closeBoundMs() {
+    public long closeBoundMs() {
         return closeBoundMs;
     }
 
-    long watchdogLeaseMs() {
+    public long watchdogLeaseMs() {
         return watchdogLeaseMs;
     }
 
-    Ticker ticker() {
+    public Ticker ticker() {
         return ticker;
     }
 
-    PermitGates permitGates() {
+    public PermitGates permitGates() {
         return permitGates;
     }
 
-    LockTarget target(String name) {
+    public LockTarget target(String name) {
         return LockTarget.of(keyPrefix, name);
     }
 
     /** The holds of this client, thread-bound ones by thread. */
-    HoldRegistry holds() {
+    public HoldRegistry holds() {
         return holds;
     }
 
@@ -181,7 +196,7 @@ public final class LockEngine implements AutoCloseable {
      * @param waitNanos     how long to wait; negative: without bound
      * @param downgradeFrom read lock: the owner id of the calling thread's write hold, else ""
      */
-    Acquisition acquire(LockTarget target, LockKind kind, long leaseMs, long waitNanos, String downgradeFrom) {
+    public Acquisition acquire(LockTarget target, LockKind kind, long leaseMs, long waitNanos, String downgradeFrom) {
         requireOpen();
         clientRecord.beforeAcquire(leaseMs);
         return track(new Acquisition(acquireContext, target, kind, identity.ownerPrefix(), identity.holderDescription(),
@@ -189,7 +204,7 @@ public final class LockEngine implements AutoCloseable {
     }
 
     /** Starts the acquire loop for one permit of a semaphore of {@code permits} permits. */
-    Acquisition acquirePermit(LockTarget target, int permits, long leaseMs, long waitNanos) {
+    public Acquisition acquirePermit(LockTarget target, int permits, long leaseMs, long waitNanos) {
         requireOpen();
         clientRecord.beforeAcquire(leaseMs);
         return new Acquisition(acquireContext, target, LockKind.PERMIT, identity.ownerPrefix(),
@@ -197,7 +212,7 @@ public final class LockEngine implements AutoCloseable {
     }
 
     /** Re-enters a hold of the current thread: one attempt under the hold's owner id. */
-    Acquisition reenter(Hold held, long leaseMs) {
+    public Acquisition reenter(Hold held, long leaseMs) {
         requireOpen();
         return track(new Acquisition(acquireContext, held.target, held.kind, held.owner, identity.holderDescription(),
                 leaseMs, true, 0, "").start());
@@ -214,14 +229,14 @@ public final class LockEngine implements AutoCloseable {
         return acquisition;
     }
 
-    void requireOpen() {
+    public void requireOpen() {
         if (closed) {
             throw new IllegalStateException("the LockClient is closed");
         }
     }
 
     /** Files a granted acquisition as a hold; {@code renewed}: the watchdog keeps its lease. */
-    Hold register(Acquisition acquisition, AcquireReply.Granted grant, boolean renewed) {
+    public Hold register(Acquisition acquisition, AcquireReply.Granted grant, boolean renewed) {
         Hold hold = new Hold(acquisition.target(), acquisition.kind(), acquisition.owner(), acquisition.holder(),
                 grant.token(), acquisition.leaseMs(), grant.validUntilNanos(), ticker, acquisition.site());
         holds.add(hold);
@@ -280,7 +295,7 @@ public final class LockEngine implements AutoCloseable {
      *
      * @param last the caller's last hold: renewals stop before the release is sent
      */
-    CompletableFuture<Void> release(Hold hold, boolean last) {
+    public CompletableFuture<Void> release(Hold hold, boolean last) {
         if (last) {
             forget(hold);
         }
@@ -329,7 +344,7 @@ public final class LockEngine implements AutoCloseable {
      * minimum. Fails as {@code release} does, and with {@link LockBackendException} when the lease
      * could not be set (over Redlock: on no quorum): the lock then stays until its lease ends.
      */
-    CompletableFuture<Void> release(Hold hold, boolean last, long minimumHoldNanos) {
+    public CompletableFuture<Void> release(Hold hold, boolean last, long minimumHoldNanos) {
         long keepNanos = hold.heldSinceNanos + minimumHoldNanos - ticker.nanoTime();
         if (!last || minimumHoldNanos <= 0 || keepNanos <= 0) {
             return release(hold, last);
@@ -358,21 +373,21 @@ public final class LockEngine implements AutoCloseable {
     }
 
     /** Best effort: drops every hold of the owner (an acquisition's grant that raced its cancel). */
-    CompletableFuture<Void> abandon(LockTarget target, LockKind kind, String owner) {
+    public CompletableFuture<Void> abandon(LockTarget target, LockKind kind, String owner) {
         return store.abandon(target, kind, owner);
     }
 
     /** Marks the hold lost and tells the observers and listeners, once. */
-    void lost(Hold hold, LossCause cause, String reason) {
+    public void lost(Hold hold, LossCause cause, String reason) {
         losses.lost(hold, cause, reason);
     }
 
-    CompletableFuture<Boolean> forceRelease(LockTarget target) {
+    public CompletableFuture<Boolean> forceRelease(LockTarget target) {
         return store.forceRelease(target);
     }
 
     /** The lock's state as the kind sees it. */
-    CompletableFuture<LockInfo> inspect(LockTarget target, LockKind kind) {
+    public CompletableFuture<LockInfo> inspect(LockTarget target, LockKind kind) {
         return inspector.inspect(target, kind);
     }
 

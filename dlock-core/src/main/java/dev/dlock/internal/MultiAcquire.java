@@ -2,6 +2,7 @@ package dev.dlock.internal;
 
 import dev.dlock.DistributedLock;
 import dev.dlock.LockHandle;
+import dev.dlock.internal.store.Failures;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -13,7 +14,7 @@ import java.util.function.Function;
  * when one is not granted (wait over, failure, the result cancelled) the handles taken so far are
  * released before the result completes. Each step runs when the previous one's future completes.
  */
-final class MultiAcquire {
+public final class MultiAcquire {
 
     private final String name;
     private final List<DistributedLock> locks;
@@ -23,7 +24,7 @@ final class MultiAcquire {
     private final List<LockHandle> taken = new ArrayList<>();
     private volatile CompletableFuture<Optional<LockHandle>> current;
 
-    MultiAcquire(String name, List<DistributedLock> locks,
+    public MultiAcquire(String name, List<DistributedLock> locks,
                  Function<DistributedLock, CompletableFuture<Optional<LockHandle>>> acquireOne) {
         this.name = name;
         this.locks = locks;
@@ -34,7 +35,7 @@ final class MultiAcquire {
      * An unbounded acquire's handle as a step: cancelling the step cancels that acquire (a future
      * made by {@code thenApply} would not), and a handle that comes after the cancel is released.
      */
-    static CompletableFuture<Optional<LockHandle>> step(CompletableFuture<LockHandle> acquire) {
+    public static CompletableFuture<Optional<LockHandle>> step(CompletableFuture<LockHandle> acquire) {
         CompletableFuture<Optional<LockHandle>> step = new CompletableFuture<>();
         acquire.whenComplete((handle, error) -> {
             if (error != null) {
@@ -51,7 +52,7 @@ final class MultiAcquire {
         return step;
     }
 
-    CompletableFuture<Optional<LockHandle>> start() {
+    public CompletableFuture<Optional<LockHandle>> start() {
         result.whenComplete((ignored, error) -> {
             CompletableFuture<Optional<LockHandle>> step = current;
             if (result.isCancelled() && step != null) {

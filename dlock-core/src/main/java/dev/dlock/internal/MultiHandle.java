@@ -2,6 +2,7 @@ package dev.dlock.internal;
 
 import dev.dlock.LockHandle;
 import dev.dlock.LockLostException;
+import dev.dlock.internal.store.Failures;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,14 +10,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
 /** The handle of a multi-lock: one handle per name, released together. */
-final class MultiHandle extends ReleaseOnceHandle {
+public final class MultiHandle extends ReleaseOnceHandle {
 
     private final String name;
     private final List<LockHandle> handles;
     private final CompletableFuture<LockLostException> lost;
 
     /** @param handles one per name, in the order they were acquired */
-    MultiHandle(String name, List<LockHandle> handles) {
+    public MultiHandle(String name, List<LockHandle> handles) {
         this.name = name;
         this.handles = List.copyOf(handles);
         CompletableFuture<?>[] losses = this.handles.stream().map(LockHandle::whenLost).toArray(CompletableFuture[]::new);
@@ -53,17 +54,17 @@ final class MultiHandle extends ReleaseOnceHandle {
 
     /** Releases every name, also when some fail; fails with the first failure, the others suppressed. */
     @Override
-    CompletableFuture<Void> releaseOnce(long minimumHoldNanos) {
+    public CompletableFuture<Void> releaseOnce(long minimumHoldNanos) {
         return releaseAll(handles, handle -> handle.releaseHoldingAtLeastAsync(Duration.ofNanos(minimumHoldNanos)));
     }
 
     @Override
-    String heldThing() {
+    public String heldThing() {
         return "multi-lock " + name;
     }
 
     /** Releases the handles (last acquired first), each whatever became of the others. */
-    static CompletableFuture<Void> releaseAll(List<LockHandle> handles) {
+    public static CompletableFuture<Void> releaseAll(List<LockHandle> handles) {
         return releaseAll(handles, LockHandle::releaseAsync);
     }
 

@@ -1,6 +1,7 @@
 package dev.dlock.internal;
 
 import dev.dlock.LockHandle;
+import dev.dlock.internal.acquire.Acquisition;
 import dev.dlock.internal.store.LockKind;
 import dev.dlock.internal.store.LockTarget;
 import java.util.Optional;
@@ -14,7 +15,7 @@ import java.util.concurrent.TimeUnit;
  * within the one wait; the permit's handle gives the place back when it is released or lost.
  * {@link #result()} completes with the permit, or empty when the wait ended or was cancelled.
  */
-final class PermitAcquire {
+public final class PermitAcquire {
 
     private final LockEngine engine;
     private final LockTarget target;
@@ -31,7 +32,7 @@ final class PermitAcquire {
     private volatile boolean cancelled;
 
     /** @param waitNanos how long to wait; negative: without bound */
-    PermitAcquire(LockEngine engine, LockTarget target, int permits, long leaseMs, boolean renewed, long waitNanos) {
+    public PermitAcquire(LockEngine engine, LockTarget target, int permits, long leaseMs, boolean renewed, long waitNanos) {
         this.engine = engine;
         this.target = target;
         this.permits = permits;
@@ -42,7 +43,7 @@ final class PermitAcquire {
     }
 
     /** @throws IllegalStateException the client is closed */
-    PermitAcquire start() {
+    public PermitAcquire start() {
         engine.requireOpen();
         long startNanos = engine.ticker().nanoTime();
         entry = engine.permitGates().enter(gateKey, permits);
@@ -66,12 +67,12 @@ final class PermitAcquire {
         return this;
     }
 
-    CompletableFuture<Optional<LockHandle>> result() {
+    public CompletableFuture<Optional<LockHandle>> result() {
         return result;
     }
 
     /** Stops waiting, at the gate or in the acquire loop; a permit granted meanwhile is given back. */
-    void cancel() {
+    public void cancel() {
         cancelled = true;
         stopWaitingAtTheGate();
         Acquisition started = acquisition;

@@ -14,7 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * within one client the permits go first come first served. A gate is dropped when nobody is in it
  * or queued, so memory does not grow with the names ever used.
  */
-final class PermitGates {
+public final class PermitGates {
 
     private static final CompletableFuture<Void> ADMITTED = CompletableFuture.completedFuture(null);
 
@@ -31,7 +31,7 @@ final class PermitGates {
     }
 
     /** The gate of a semaphore of this count: one per name and count. */
-    static String key(LockTarget target, int permits) {
+    public static String key(LockTarget target, int permits) {
         return target.key() + "\t" + permits;
     }
 
@@ -40,7 +40,7 @@ final class PermitGates {
      * {@link #leave}. A caller that stops waiting cancels the entry; if the cancel fails it was
      * admitted meanwhile, and leaves.
      */
-    CompletableFuture<Void> enter(String key, int permits) {
+    public CompletableFuture<Void> enter(String key, int permits) {
         CompletableFuture<Void>[] entry = newEntry();
         gates.compute(key, (k, gate) -> {
             Gate current = gate == null ? new Gate(permits) : gate;
@@ -57,7 +57,7 @@ final class PermitGates {
     }
 
     /** An admitted caller is done: its place goes to the first caller still queued. */
-    void leave(String key) {
+    public void leave(String key) {
         CompletableFuture<Void>[] next = newEntry();
         gates.computeIfPresent(key, (k, gate) -> {
             CompletableFuture<Void> queued;

@@ -10,19 +10,19 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * A semaphore permit: the hold's {@link Handle}, and the client's place in the semaphore's gate
  * ({@link PermitGates}), given up once the permit is released or lost, whichever comes first.
  */
-final class PermitHandle implements LockHandle {
+public final class PermitHandle implements LockHandle {
 
     private final Handle handle;
     private final Runnable leaveGate;
     private final AtomicBoolean left = new AtomicBoolean();
 
-    PermitHandle(Handle handle, Runnable leaveGate) {
+    public PermitHandle(Handle handle, Runnable leaveGate) {
         this.handle = handle;
         this.leaveGate = leaveGate;
         handle.whenLost().thenRun(this::leaveGate);
     }
 
-    Handle handle() {
+    public Handle handle() {
         return handle;
     }
 

@@ -1,6 +1,7 @@
 package dev.dlock.internal;
 
 import dev.dlock.LockHandle;
+import dev.dlock.internal.settings.Validation;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -9,12 +10,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * A handle released at most once, from any thread: a second release fails, and a close after a
  * release does nothing.
  */
-abstract class ReleaseOnceHandle implements LockHandle {
+public abstract class ReleaseOnceHandle implements LockHandle {
 
     private final AtomicBoolean released = new AtomicBoolean();
 
     /** Whether {@link #release()} was called already. */
-    final boolean isReleased() {
+    public final boolean isReleased() {
         return released.get();
     }
 
@@ -22,10 +23,10 @@ abstract class ReleaseOnceHandle implements LockHandle {
      * Releases what the handle holds, keeping it held until it has been held {@code minimumHoldNanos}
      * (0: released at once); called by the first release only.
      */
-    abstract CompletableFuture<Void> releaseOnce(long minimumHoldNanos);
+    public abstract CompletableFuture<Void> releaseOnce(long minimumHoldNanos);
 
     /** What the handle is on, as a second release's failure names it: "lock 'orders'". */
-    abstract String heldThing();
+    public abstract String heldThing();
 
     @Override
     public final void release() {

@@ -5,6 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import dev.dlock.LockBackendException;
 import dev.dlock.NodeError;
+import dev.dlock.internal.acquire.Acquisition;
+import dev.dlock.internal.lettuce.RedisStores;
+import dev.dlock.internal.redis.LuaScript;
+import dev.dlock.internal.settings.Settings;
+import dev.dlock.internal.settings.Ticker;
 import dev.dlock.internal.store.AcquireReply;
 import dev.dlock.internal.store.LockKind;
 import dev.dlock.internal.store.LockTarget;

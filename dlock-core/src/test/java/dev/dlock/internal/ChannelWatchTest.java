@@ -2,6 +2,10 @@ package dev.dlock.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.dlock.internal.acquire.ChannelWatch;
+import dev.dlock.internal.acquire.PendingWake;
+import dev.dlock.internal.acquire.WakeUps;
+import dev.dlock.internal.redis.RedisWakeUps;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,9 @@
 package dev.dlock.internal;
 
 import dev.dlock.NodeError;
+import dev.dlock.internal.redis.LuaScript;
+import dev.dlock.internal.redis.RedisNode;
+import dev.dlock.internal.store.NodeFailure;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -2,6 +2,9 @@ package dev.dlock.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.dlock.internal.redis.KeySlots;
+import dev.dlock.internal.redis.Scripts;
+import dev.dlock.internal.redis.TokenFloors;
 import dev.dlock.internal.store.LockTarget;
 import dev.dlock.testing.RedisServer;
 import io.lettuce.core.RedisClient;

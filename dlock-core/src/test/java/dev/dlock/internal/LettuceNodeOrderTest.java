@@ -2,6 +2,9 @@ package dev.dlock.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.dlock.internal.lettuce.LettuceNode;
+import dev.dlock.internal.redis.LuaScript;
+import dev.dlock.internal.settings.Settings;
 import dev.dlock.testing.RedisServer;
 import dev.dlock.testing.RedisServers;
 import io.lettuce.core.RedisURI;

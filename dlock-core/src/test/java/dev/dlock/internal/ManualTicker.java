@@ -1,5 +1,6 @@
 package dev.dlock.internal;
 
+import dev.dlock.internal.settings.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -5,11 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.dlock.LockBackendException;
 import dev.dlock.NodeError;
+import dev.dlock.internal.redis.LuaScript;
+import dev.dlock.internal.redis.QuorumStore;
+import dev.dlock.internal.settings.Settings;
+import dev.dlock.internal.settings.Ticker;
 import dev.dlock.internal.store.AcquireReply;
 import dev.dlock.internal.store.AcquireRequest;
 import dev.dlock.internal.store.HeldLock;
 import dev.dlock.internal.store.LockKind;
 import dev.dlock.internal.store.LockTarget;
+import dev.dlock.internal.store.NodeFailure;
 import dev.dlock.internal.store.Renewal;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.dlock.LockBackendException;
+import dev.dlock.internal.redis.LuaScript;
+import dev.dlock.internal.redis.SingleNodeStore;
+import dev.dlock.internal.settings.Settings;
+import dev.dlock.internal.settings.Ticker;
 import dev.dlock.internal.store.AcquireReply;
 import dev.dlock.internal.store.AcquireRequest;
 import dev.dlock.internal.store.HeldLock;

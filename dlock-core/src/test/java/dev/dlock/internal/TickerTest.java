@@ -5,6 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import dev.dlock.DistributedLock;
 import dev.dlock.LockClient;
+import dev.dlock.internal.acquire.Acquisition;
+import dev.dlock.internal.hold.Hold;
+import dev.dlock.internal.lettuce.RedisStores;
+import dev.dlock.internal.settings.Settings;
 import dev.dlock.internal.store.AcquireReply;
 import dev.dlock.internal.store.LockKind;
 import dev.dlock.testing.RedisServers;

@@ -4,6 +4,7 @@ import dev.dlock.LockBackendException;
 import dev.dlock.LockClient;
 import dev.dlock.LockClientBuilder;
 import java.util.function.Consumer;
+import javax.sql.DataSource;
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -28,7 +29,8 @@ import org.springframework.core.type.AnnotationMetadata;
 
 /**
  * The {@link LockClient} bean from the {@code dlock.*} properties (else the application's
- * {@code spring.data.redis.*}), and the {@link WithLock @WithLock} advice.
+ * {@code spring.data.redis.*}; with {@code dlock.store=postgres} the application's DataSource),
+ * and the {@link WithLock @WithLock} advice.
  *
  * <p>The client connects when the context starts: a Redis that does not answer within the
  * command timeout fails the startup with a message naming the address and where it came from.
@@ -38,7 +40,8 @@ import org.springframework.core.type.AnnotationMetadata;
  * uses the application's own {@link LockClient} bean, and without one an annotated method fails
  * the startup (it never runs unlocked).
  */
-@AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@AutoConfiguration(afterName = {"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration"})
 @ConditionalOnClass(LockClient.class)
 @EnableConfigurationProperties(DlockProperties.class)
 @Import(DlockAutoConfiguration.AutoProxying.class)
@@ -56,6 +59,7 @@ public class DlockAutoConfiguration {
          * @param environment  for {@code spring.data.redis.*} and {@code spring.application.name}
          * @param customizers  applied in order before the client is built
          * @param dataRedis    the address of the application's Spring Data Redis connection details
+         * @param dataSources  the application's DataSource, for {@code dlock.store=postgres}
          * @return the connected client, closed with the context
          * @throws IllegalStateException Redis did not answer, or an option is refused; the message
          *                               names the address and its source
@@ -64,27 +68,53 @@ public class DlockAutoConfiguration {
         @ConditionalOnMissingBean
         public LockClient dlockClient(DlockProperties properties, Environment environment,
                                       ObjectProvider<LockClientBuilderCustomizer> customizers,
-                                      ObjectProvider<RedisAddressSource> dataRedis) {
-            RedisAddress address = RedisAddress.of(properties, environment, dataRedis.getIfUnique());
+                                      ObjectProvider<RedisAddressSource> dataRedis,
+                                      ObjectProvider<DataSource> dataSources) {
             LockClientBuilder builder = LockClient.builder();
-            address.applyTo(builder);
-            set(properties.getRedlockNodeTimeout(), builder::redlockNodeTimeout);
-            set(properties.getKeyPrefix(), builder::keyPrefix);
-            set(properties.getDefaultLease(), builder::defaultLease);
-            set(properties.getCommandTimeout(), builder::commandTimeout);
-            set(properties.getWaiterTimeout(), builder::waiterTimeout);
-            set(properties.getOutageTolerance(), builder::outageTolerance);
-            set(clientName(properties, environment), builder::clientName);
-            DlockProperties.ReplicaAcks acks = properties.getReplicaAcks();
-            if (acks.getReplicas() > 0) {
-                builder.replicaAcks(acks.getReplicas(), acks.getTimeout());
+            String store = properties.getStore() == null ? "redis" : properties.getStore().strip();
+            if (!store.equals("redis") && !store.equals("postgres")) {
+                throw new IllegalStateException("dlock.store must be redis or postgres, got '" + store + "'");
             }
-            customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
+            RedisAddress address = store.equals("redis") ? RedisAddress.of(properties, environment, dataRedis.getIfUnique())
+                    : null;
             try {
+                if (address != null) {
+                    address.applyTo(builder);
+                } else {
+                    usePostgres(builder, properties.getPostgres(), dataSources.getIfUnique());
+                }
+                set(properties.getRedlockNodeTimeout(), builder::redlockNodeTimeout);
+                set(properties.getKeyPrefix(), builder::keyPrefix);
+                set(properties.getDefaultLease(), builder::defaultLease);
+                set(properties.getCommandTimeout(), builder::commandTimeout);
+                set(properties.getWaiterTimeout(), builder::waiterTimeout);
+                set(properties.getOutageTolerance(), builder::outageTolerance);
+                set(clientName(properties, environment), builder::clientName);
+                DlockProperties.ReplicaAcks acks = properties.getReplicaAcks();
+                if (acks.getReplicas() > 0) {
+                    builder.replicaAcks(acks.getReplicas(), acks.getTimeout());
+                }
+                customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
                 return builder.build();
             } catch (LockBackendException e) {
+                if (address == null) {
+                    throw new IllegalStateException("dlock could not use PostgreSQL through the application's DataSource: "
+                            + e.getMessage(), e);
+                }
                 throw new RedisUnreachableException(address.describe(), e);
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                throw new IllegalStateException(PropertyNames.inMessage(e.getMessage(), properties, address), e);
             }
+        }
+
+        /** {@code dlock.store=postgres}: the locks in the database of the application's DataSource. */
+        private static void usePostgres(LockClientBuilder builder, DlockProperties.Postgres postgres, DataSource dataSource) {
+            if (dataSource == null) {
+                throw new IllegalStateException("dlock.store=postgres keeps the locks in the application's DataSource, "
+                        + "and there is no single DataSource bean: configure spring.datasource.*");
+            }
+            builder.postgres(dataSource).postgresSchema(postgres.getSchema()).postgresCreateSchema(postgres.isCreateSchema());
+            set(postgres.getPolling(), builder::postgresPolling);
         }
 
         private static String clientName(DlockProperties properties, Environment environment) {

@@ -16,13 +16,26 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public class DlockProperties {
 
     /**
-     * Whether to create the LockClient bean and everything built on it.
+     * Whether to create the auto-configured LockClient bean. With false, @WithLock locks with the
+     * application's own LockClient bean; without one, an annotated method fails the startup (it
+     * never runs unlocked).
      */
     private boolean enabled = true;
 
     /**
+     * Where the locks live: "redis" (the default) or "postgres", which keeps them in the database
+     * of the application's DataSource (spring.datasource.*); see dlock.postgres.*.
+     */
+    private String store = "redis";
+
+    /**
+     * The PostgreSQL store (dlock.store=postgres).
+     */
+    private final Postgres postgres = new Postgres();
+
+    /**
      * The Redis URL, e.g. redis://[user:password@]host:6379/0, rediss://... for TLS, or
-     * redis-sentinel://host:26379,host:26380?sentinelMasterId=NAME. Default: the Redis of
+     * redis-sentinel://host:26379,host:26380?sentinelMasterId=NAME (or Lettuce's ...#NAME). Default: the Redis of
      * spring.data.redis.*, else redis://localhost:6379.
      */
     private String redisUri;
@@ -85,6 +98,14 @@ public class DlockProperties {
     private int adviceOrder = WithLockAdvisor.DEFAULT_ORDER;
 
     /**
+     * What @WithLock(onBusy = SKIP) methods (scheduled jobs) without an onOutage of their own do
+     * when Redis fails while they take the lock: true to return without running (one WARN per
+     * outage, with a count when Redis answers again), false to throw LockBackendException. Other
+     * methods throw unless their onOutage says SKIP.
+     */
+    private boolean skipOnOutage = true;
+
+    /**
      * Grants count only once this many replicas acknowledged them (WAIT); off by default.
      */
     private final ReplicaAcks replicaAcks = new ReplicaAcks();
@@ -106,6 +127,18 @@ public class DlockProperties {
     /**
      * @return the redis-uri property
      */
+    public String getStore() {
+        return store;
+    }
+
+    public void setStore(String store) {
+        this.store = store;
+    }
+
+    public Postgres getPostgres() {
+        return postgres;
+    }
+
     public String getRedisUri() {
         return redisUri;
     }
@@ -258,6 +291,20 @@ public class DlockProperties {
     }
 
     /**
+     * @return the skip-on-outage property
+     */
+    public boolean isSkipOnOutage() {
+        return skipOnOutage;
+    }
+
+    /**
+     * @param skipOnOutage the skip-on-outage property
+     */
+    public void setSkipOnOutage(boolean skipOnOutage) {
+        this.skipOnOutage = skipOnOutage;
+    }
+
+    /**
      * @return the replica-acks property
      */
     public ReplicaAcks getReplicaAcks() {
@@ -303,6 +350,51 @@ public class DlockProperties {
          */
         public void setTimeout(Duration timeout) {
             this.timeout = timeout;
+        }
+    }
+
+    /** The PostgreSQL store's settings. */
+    public static class Postgres {
+
+        /**
+         * The schema of dlock's tables and functions. Default "public".
+         */
+        private String schema = "public";
+
+        /**
+         * Whether dlock creates its tables and functions on first use. Turn off when your
+         * migrations run dlock's SQL file (dev/dlock/postgres/V1__dlock.sql).
+         */
+        private boolean createSchema = true;
+
+        /**
+         * Waiters poll at this interval instead of listening for NOTIFY, as behind PgBouncer in
+         * transaction pooling (found out by itself at start otherwise). Unset: NOTIFY.
+         */
+        private Duration polling;
+
+        public String getSchema() {
+            return schema;
+        }
+
+        public void setSchema(String schema) {
+            this.schema = schema;
+        }
+
+        public boolean isCreateSchema() {
+            return createSchema;
+        }
+
+        public void setCreateSchema(boolean createSchema) {
+            this.createSchema = createSchema;
+        }
+
+        public Duration getPolling() {
+            return polling;
+        }
+
+        public void setPolling(Duration polling) {
+            this.polling = polling;
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.dlock.spring;
 
+import dev.dlock.LockClient;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,6 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.env.Environment;
 import org.springframework.expression.Expression;
@@ -30,9 +32,13 @@ import org.springframework.expression.spel.standard.SpelExpression;
  * @param leaseTime    the explicit lease; null: the watchdog lease
  * @param kind         which lock of the name
  * @param onBusy       what a busy lock does
+ * @param skipOnOutage whether a call returns as skipped, instead of throwing, when Redis fails
+ * @param holdAtLeast  the minimum hold; null: none
+ * @param reactive     whether it returns a Mono or a Flux, locked from subscription to completion
  */
 record LockedMethod(Method method, Expression keyExpression, String source, String defaultName,
-                    Duration waitTime, Duration leaseTime, WithLock.Kind kind, WithLock.OnBusy onBusy) {
+                    Duration waitTime, Duration leaseTime, WithLock.Kind kind, WithLock.OnBusy onBusy,
+                    boolean skipOnOutage, Duration holdAtLeast, boolean reactive) {
 
     static LockedMethod parse(Method method, WithLock annotation, ExpressionParser parser, Environment environment,
                               String[] parameterNames) {
@@ -49,20 +55,50 @@ record LockedMethod(Method method, Expression keyExpression, String source, Stri
         }
         Duration wait = duration(annotation.waitTime(), "waitTime", where, environment, true);
         Duration lease = duration(annotation.leaseTime(), "leaseTime", where, environment, false);
+        Duration holdAtLeast = duration(annotation.holdAtLeast(), "holdAtLeast", where, environment, true);
+        if (holdAtLeast != null && holdAtLeast.compareTo(LockClient.MAX_LEASE) > 0) {
+            throw new IllegalStateException("@WithLock on " + where + ": holdAtLeast \"" + annotation.holdAtLeast()
+                    + "\" is longer than the longest lease, " + LockClient.MAX_LEASE);
+        }
+        if (holdAtLeast != null && lease != null && holdAtLeast.compareTo(lease) > 0) {
+            throw new IllegalStateException("@WithLock on " + where + ": holdAtLeast \"" + annotation.holdAtLeast()
+                    + "\" is longer than leaseTime \"" + annotation.leaseTime() + "\", which ends every hold before it");
+        }
         Class<?> returned = method.getReturnType();
+        boolean reactive = returned.getName().equals("reactor.core.publisher.Mono")
+                || returned.getName().equals("reactor.core.publisher.Flux");
         if (CompletionStage.class.isAssignableFrom(returned) || Future.class.isAssignableFrom(returned)
-                || isPublisher(returned)) {
+                || (isPublisher(returned) && !reactive)) {
             throw new IllegalStateException("@WithLock on " + where + ": it returns " + returned.getName()
                     + ", whose work goes on after the method returned, when the lock would already be released;"
-                    + " lock inside the asynchronous work instead");
+                    + " return a Mono or a Flux (held from subscription to completion), or take the lock inside the"
+                    + " asynchronous work with the LockClient's handles (lock.acquireAsync(), then handle.releaseAsync())");
+        }
+        Class<?>[] parameters = method.getParameterTypes();
+        if (parameters.length > 0 && parameters[parameters.length - 1].getName().equals("kotlin.coroutines.Continuation")) {
+            throw new IllegalStateException("@WithLock on " + where + ": it is a Kotlin suspend function, which the"
+                    + " proxy sees return at its first suspension, when the lock would already be released; return a"
+                    + " Mono or a Flux (mono { ... } from kotlinx-coroutines-reactor), or take the lock inside with"
+                    + " lock.acquireAsync().await() and handle.releaseAsync().await()");
         }
         if (annotation.onBusy() == WithLock.OnBusy.SKIP && returned.isPrimitive() && returned != void.class) {
             throw new IllegalStateException("@WithLock on " + where + ": onBusy = SKIP returns null when the"
                     + " lock is busy, which a method returning " + returned.getName()
                     + " cannot; return void, an object or an Optional");
         }
+        boolean skipOnOutage = switch (annotation.onOutage()) {
+            case THROW -> false;
+            case SKIP -> true;
+            case DEFAULT -> annotation.onBusy() == WithLock.OnBusy.SKIP
+                    && Binder.get(environment).bind("dlock.skip-on-outage", Boolean.class).orElse(true);
+        };
+        if (annotation.onOutage() == WithLock.OnOutage.SKIP && returned.isPrimitive() && returned != void.class) {
+            throw new IllegalStateException("@WithLock on " + where + ": onOutage = SKIP returns null when Redis"
+                    + " fails, which a method returning " + returned.getName()
+                    + " cannot; return void, an object or an Optional");
+        }
         return new LockedMethod(method, expression, annotation.key(), method.getDeclaringClass().getName() + "." + method.getName(),
-                wait, lease, annotation.kind(), annotation.onBusy());
+                wait, lease, annotation.kind(), annotation.onBusy(), skipOnOutage, holdAtLeast, reactive);
     }
 
     /**

@@ -25,7 +25,9 @@ import java.lang.annotation.Target;
  * The call waits up to {@link #waitTime()} (by default without bound, as {@code synchronized}
  * does); if the lock is still held by someone else then, {@link #onBusy()} decides:
  * {@link OnBusy#THROW} throws {@link LockBusyException}, {@link OnBusy#SKIP} returns without
- * calling the method. Redis failing is never "busy": it is {@link dev.dlock.LockBackendException}.
+ * calling the method. Redis failing is never "busy": {@link #onOutage()} decides, by default
+ * {@link dev.dlock.LockBackendException} for request methods and a quiet skip (one WARN per
+ * outage) for {@code onBusy = SKIP} jobs.
  *
  * <h2>After the method</h2>
  * The lock is released however the method ends. A release that finds the hold lost (its lease
@@ -39,9 +41,12 @@ import java.lang.annotation.Target;
  * proxy), not on calls from within the same object. A private, static or final annotated method,
  * which the proxy would never see, fails the startup. Without a {@code LockClient} bean to lock
  * with, an annotated method fails the startup (or, in a bean created later, every call): it never
- * runs unlocked. Methods returning {@code CompletionStage},
- * {@code Future} or a reactive {@code Publisher} are refused at startup: the lock would be
- * released before their work finished.
+ * runs unlocked.
+ *
+ * <p>A method returning a Reactor {@code Mono} or {@code Flux} is locked from subscription until
+ * the publisher ends, without blocking. Methods returning {@code CompletionStage}, {@code Future}
+ * or another {@code Publisher}, and Kotlin {@code suspend} functions, are refused at startup: the
+ * lock would be released before their work finished.
  */
 @Target({ElementType.METHOD, ElementType.ANNOTATION_TYPE})
 @Retention(RetentionPolicy.RUNTIME)
@@ -83,6 +88,19 @@ public @interface WithLock {
     String leaseTime() default "";
 
     /**
+     * How long the lock stays held at least, counted from when it was taken, however soon the
+     * method returns: a duration like {@link #waitTime()}. A method that ends earlier gives the
+     * lock back holding it for what is left (its lease is set to that, and Redis frees it then),
+     * so another host whose clock or schedule is a little behind does not run the same job again
+     * right after ({@link dev.dlock.DistributedLock#unlockHoldingAtLeast(java.time.Duration)},
+     * ShedLock's "lock at least for"). Empty (the default): released when the method returns.
+     * At most the {@link #leaseTime()}, when one is set.
+     *
+     * @return the minimum hold
+     */
+    String holdAtLeast() default "";
+
+    /**
      * Which lock of the name: the plain reentrant lock, the fair lock, or either side of the
      * read-write lock.
      *
@@ -97,6 +115,15 @@ public @interface WithLock {
      */
     OnBusy onBusy() default OnBusy.THROW;
 
+    /**
+     * What a call does when Redis fails while it takes the lock (unreachable, refusing, or not
+     * answering within the command timeout, past the outage tolerance for waits without bound):
+     * the lock's state is then unknown, which is never "busy".
+     *
+     * @return {@link OnOutage#DEFAULT} (the default), {@link OnOutage#THROW} or {@link OnOutage#SKIP}
+     */
+    OnOutage onOutage() default OnOutage.DEFAULT;
+
     /** Which lock of a name the method holds. */
     enum Kind {
         /** {@link dev.dlock.LockClient#getLock(String)}: reentrant, not fair. */
@@ -107,6 +134,24 @@ public @interface WithLock {
         READ,
         /** The exclusive side of {@link dev.dlock.LockClient#getReadWriteLock(String)}. */
         WRITE
+    }
+
+    /** What a call does when Redis fails while it takes the lock. */
+    enum OnOutage {
+        /**
+         * For {@code onBusy = SKIP} methods (scheduled jobs): the {@code dlock.skip-on-outage}
+         * property, {@code true} by default, which means {@link #SKIP}; for every other method
+         * {@link #THROW}.
+         */
+        DEFAULT,
+        /** Throw {@link dev.dlock.LockBackendException}: the caller sees that Redis failed. */
+        THROW,
+        /**
+         * Return without calling the method, as {@link OnBusy#SKIP} does on a busy lock; the log
+         * gets one WARN when the first call is skipped and one line, with the number of calls
+         * skipped, when Redis answers again, instead of an error each call.
+         */
+        SKIP
     }
 
     /** What a call does when the lock stays busy for the whole wait. */

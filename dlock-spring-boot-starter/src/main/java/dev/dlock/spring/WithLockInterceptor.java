@@ -1,5 +1,6 @@
 package dev.dlock.spring;
 
+import dev.dlock.DistributedLock;
 import dev.dlock.LockBackendException;
 import dev.dlock.LockClient;
 import dev.dlock.LockLostException;
@@ -12,8 +13,8 @@ import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
 
 /**
- * The advice of {@link WithLock}: takes the lock, calls the method, releases the lock.
- * The {@link LockClient} is looked up at the first call, so the advice does not pull the client
+ * The advice of {@link WithLock}: takes the lock, calls the method, releases the lock. The
+ * {@link LockClient} is looked up at the first call, so the advice does not pull the client
  * (and its connection) into the creation of the proxies.
  */
 final class WithLockInterceptor implements MethodInterceptor {
@@ -21,6 +22,7 @@ final class WithLockInterceptor implements MethodInterceptor {
 
     private final WithLockClient client;
     private final LockedMethods methods;
+    private final OutageLog outages = new OutageLog();
 
     WithLockInterceptor(WithLockClient client, LockedMethods methods) {
         this.client = client;
@@ -33,22 +35,39 @@ final class WithLockInterceptor implements MethodInterceptor {
         Class<?> targetClass = target != null ? AopUtils.getTargetClass(target) : invocation.getMethod().getDeclaringClass();
         LockedMethod locked = methods.get(invocation.getMethod(), targetClass);
         String name = methods.lockName(locked, target, invocation.getArguments());
-        dev.dlock.DistributedLock lock = lockOf(client.forCall(LockedMethod.describe(locked.method())), locked.kind(), name);
-        if (!acquire(lock, locked, name)) {
+        String method = LockedMethod.describe(locked.method());
+        DistributedLock lock = lockOf(client.forCall(method), locked.kind(), name);
+        if (locked.reactive()) {
+            return ReactiveLocking.locked(invocation, locked, lock, name, outages);
+        }
+        Acquired acquired;
+        try {
+            acquired = acquire(lock, locked);
+        } catch (LockBackendException e) {
+            if (!locked.skipOnOutage()) {
+                throw e;
+            }
+            outages.skipped(method, name, e);
             return locked.skippedResult();
+        }
+        outages.answered();
+        if (acquired != Acquired.HELD) {
+            return busy(locked, name, acquired == Acquired.INTERRUPTED
+                    ? "interrupted while waiting up to " + locked.waitTime() + " for lock '" + name + "'"
+                    : "lock '" + name + "' stayed busy for " + waitText(locked.waitTime()));
         }
         Object result;
         try {
             result = invocation.proceed();
         } catch (Throwable failure) {
-            release(lock, failure);
+            release(lock, locked, failure);
             throw failure;
         }
-        release(lock, null);
+        release(lock, locked, null);
         return result;
     }
 
-    private static dev.dlock.DistributedLock lockOf(LockClient locks, WithLock.Kind kind, String name) {
+    private static DistributedLock lockOf(LockClient locks, WithLock.Kind kind, String name) {
         return switch (kind) {
             case PLAIN -> locks.getLock(name);
             case FAIR -> locks.getFairLock(name);
@@ -57,34 +76,36 @@ final class WithLockInterceptor implements MethodInterceptor {
         };
     }
 
-    /** True when held; false when busy and skipped; throws when busy and not skipped. */
-    private static boolean acquire(dev.dlock.DistributedLock lock, LockedMethod locked, String name) {
+    private enum Acquired { HELD, BUSY, INTERRUPTED }
+
+    /** @throws LockBackendException Redis failed: the lock's state is unknown, which is not "busy" */
+    private static Acquired acquire(DistributedLock lock, LockedMethod locked) {
         if (locked.waitTime() == null) {
             if (locked.leaseTime() == null) {
                 lock.lock();
             } else {
                 lock.lock(locked.leaseTime());
             }
-            return true;
+            return Acquired.HELD;
         }
-        boolean acquired;
         try {
-            acquired = locked.leaseTime() == null
+            boolean acquired = locked.leaseTime() == null
                     ? lock.tryLock(locked.waitTime().toNanos(), TimeUnit.NANOSECONDS)
                     : lock.tryLock(locked.waitTime(), locked.leaseTime());
+            return acquired ? Acquired.HELD : Acquired.BUSY;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return busy(locked, name, "interrupted while waiting up to " + locked.waitTime() + " for lock '" + name + "'");
+            return Acquired.INTERRUPTED;
         }
-        return acquired || busy(locked, name, "lock '" + name + "' stayed busy for " + waitText(locked.waitTime()));
     }
 
-    private static boolean busy(LockedMethod locked, String name, String why) {
+    /** What a busy call returns: the skipped result, or LockBusyException. */
+    private static Object busy(LockedMethod locked, String name, String why) {
         String message = why + "; " + LockedMethod.describe(locked.method())
                 + (locked.onBusy() == WithLock.OnBusy.SKIP ? " skipped" : " not called");
         if (locked.onBusy() == WithLock.OnBusy.SKIP) {
             log.debug(message);
-            return false;
+            return locked.skippedResult();
         }
         throw new LockBusyException(name, locked.waitTime(), message);
     }
@@ -93,16 +114,20 @@ final class WithLockInterceptor implements MethodInterceptor {
         return wait.isZero() ? "one attempt (waitTime 0)" : "the whole waitTime of " + wait.toMillis() + " ms";
     }
 
-    private static void release(dev.dlock.DistributedLock lock, Throwable methodFailure) {
+    private void release(DistributedLock lock, LockedMethod locked, Throwable methodFailure) {
         try {
-            lock.unlock();
+            if (locked.holdAtLeast() == null) {
+                lock.unlock();
+            } else {
+                lock.unlockHoldingAtLeast(locked.holdAtLeast());
+            }
         } catch (LockLostException e) {
             if (methodFailure == null) {
                 throw e;
             }
             methodFailure.addSuppressed(e);
         } catch (LockBackendException e) {
-            log.warn("releasing lock '{}' failed, it expires with its lease: {}", lock.name(), e.getMessage());
+            outages.releaseFailed(lock.name(), e);
             if (methodFailure != null) {
                 methodFailure.addSuppressed(e);
             }

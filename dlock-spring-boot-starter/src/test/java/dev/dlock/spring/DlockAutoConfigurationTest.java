@@ -195,6 +195,25 @@ class DlockAutoConfigurationTest {
     }
 
     @Test
+    void theDatabaseNumberIsKeptInTheAddressThatHealthAndTheLocksEndpointShow() {
+        runner.withPropertyValues(springDataRedis(appRedis)).withPropertyValues("spring.data.redis.database=7").run(context -> {
+            LockClient client = context.getBean(LockClient.class);
+            String expected = "redis://" + appRedis.host() + ":" + appRedis.port() + "/7";
+            assertThat(client.address()).isEqualTo(expected);
+            assertThat(new dev.dlock.spring.actuate.DlockHealthIndicator(client).health(true).getDetails())
+                    .containsEntry("redis", expected);
+            assertThat(new dev.dlock.spring.actuate.LocksEndpoint(client).locks(null).redis()).isEqualTo(expected);
+        });
+    }
+
+    @Test
+    void aRefusedOptionIsNamedByItsProperty() {
+        runner.withPropertyValues(springDataRedis(appRedis)).withPropertyValues("dlock.command-timeout=20s").run(context ->
+                assertThat(context.getStartupFailure()).hasStackTraceContaining(
+                        "dlock.command-timeout (commandTimeout) PT20S must be shorter than a third of defaultLease PT30S"));
+    }
+
+    @Test
     void twoAddressSettingsAreRefused() {
         runner.withPropertyValues("dlock.redis-uri=" + appRedis.uri(), "dlock.cluster-nodes=" + otherRedis.uri())
                 .run(context -> assertThat(context.getStartupFailure())

@@ -2,6 +2,7 @@ package dev.dlock.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.dlock.LockClient;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.mock.env.MockEnvironment;
@@ -37,6 +38,16 @@ class RedisAddressTest {
         assertThat(of("spring.data.redis.sentinel.master=mymaster", "spring.data.redis.sentinel.nodes=s1:26379, s2:26380",
                 "spring.data.redis.password=secret").redisUri())
                 .isEqualTo("redis-sentinel://:secret@s1:26379,s2:26380/0?sentinelMasterId=mymaster");
+    }
+
+    @Test
+    void lettucesSentinelFormInTheRedisUriIsTaken() {
+        DlockProperties dlock = new DlockProperties();
+        dlock.setRedisUri("redis-sentinel://secret@h1:26379,h2:26379#mymaster");
+        RedisAddress address = RedisAddress.of(dlock, new MockEnvironment());
+        // the builder checks the URL as it is set: Lettuce's form, the master named in the fragment, passes
+        address.applyTo(LockClient.builder());
+        assertThat(address.describe()).isEqualTo("redis-sentinel://h1:26379,h2:26379#mymaster (from dlock.redis-uri)");
     }
 
     @Test

@@ -43,7 +43,8 @@ class WithLockStartupCheckTest {
     @Test
     void anAsynchronousReturnTypeFailsTheStartup() {
         runner().withBean(Asynchronous.class).run(context -> assertThat(context.getStartupFailure())
-                .hasStackTraceContaining("Asynchronous.later()").hasStackTraceContaining("CompletableFuture"));
+                .hasStackTraceContaining("Asynchronous.later()").hasStackTraceContaining("CompletableFuture")
+                .hasStackTraceContaining("return a Mono or a Flux"));
     }
 
     @Test

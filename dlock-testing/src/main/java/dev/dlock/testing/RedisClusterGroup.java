@@ -16,7 +16,8 @@ import java.util.stream.Collectors;
  * <p>Each node's cluster bus gets its own free port ({@code cluster-port}), so nothing assumes that
  * port + 10000 is free. Failure detection is tuned for tests ({@code cluster-node-timeout}
  * {@value #NODE_TIMEOUT_MILLIS} ms). Each process is stopped by its own PID on {@link #close()}.
- * Requires {@code redis-server} and {@code redis-cli} 7 on the {@code PATH}.
+ * Requires {@code redis-server} and {@code redis-cli} 7 on the {@code PATH} (with {@link ServerKind#VALKEY}
+ * chosen: {@code valkey-server} and {@code valkey-cli}).
  */
 public final class RedisClusterGroup implements AutoCloseable {
 
@@ -52,7 +53,7 @@ public final class RedisClusterGroup implements AutoCloseable {
                         "--cluster-port", Integer.toString(RedisServer.freePort()),
                         "--cluster-announce-ip", "127.0.0.1"));
             }
-            List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
+            List<String> create = new ArrayList<>(List.of(ServerKind.current().cliBinary(), "--cluster", "create"));
             nodes.forEach(n -> create.add(n.host() + ":" + n.port()));
             create.addAll(List.of("--cluster-replicas", "1", "--cluster-yes"));
             runCli(create);
@@ -313,7 +314,7 @@ public final class RedisClusterGroup implements AutoCloseable {
                 throw new IllegalStateException(String.join(" ", command) + " failed (exit " + cli.exitValue() + "):\n" + output);
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("could not run redis-cli (is it on the PATH?)", e);
+            throw new UncheckedIOException("could not run " + command.get(0) + " (is it on the PATH?)", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while creating the cluster", e);

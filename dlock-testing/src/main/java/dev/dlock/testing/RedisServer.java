@@ -21,7 +21,8 @@ import java.util.List;
  * need sleeps: after {@link #kill()} the port refuses connections, after {@link #pause()} the process
  * is stopped, after {@link #restart()} the server answers {@code PING}.
  *
- * <p>Requires {@code redis-server} on the {@code PATH} and a Unix-like OS ({@code kill -STOP}).
+ * <p>Requires {@code redis-server} (or, with {@link ServerKind#VALKEY} chosen, {@code valkey-server})
+ * on the {@code PATH} and a Unix-like OS ({@code kill -STOP}).
  * Thread-safe.
  */
 public final class RedisServer implements AutoCloseable {
@@ -59,7 +60,7 @@ public final class RedisServer implements AutoCloseable {
      * @throws UncheckedIOException if {@code redis-server} cannot be executed
      */
     public static RedisServer start(String... extraArgs) {
-        return start("redis-server", null, extraArgs);
+        return start(ServerKind.current().serverBinary(), null, extraArgs);
     }
 
     /**
@@ -81,7 +82,7 @@ public final class RedisServer implements AutoCloseable {
      * mode requires (it rewrites the file with what it learns). The file is not deleted on close.
      */
     static RedisServer startWithConfig(Path configFile, String... extraArgs) {
-        return start("redis-server", configFile, extraArgs);
+        return start(ServerKind.current().serverBinary(), configFile, extraArgs);
     }
 
     private static RedisServer start(String executable, Path configFile, String... extraArgs) {

@@ -9,10 +9,10 @@ import java.util.Map;
  * shared holds (readers or semaphore permits), the fair lock's queue and the waiting writers'
  * marks. Guarded by its {@link MemorySpace}; every time is {@link System#nanoTime()}.
  */
-final class MemoryLock {
+public final class MemoryLock {
 
     /** One hold; {@code count} re-entries. */
-    static final class Hold {
+    public static final class Hold {
         final LockKind kind;
         final String owner;
         final long token;
@@ -31,20 +31,20 @@ final class MemoryLock {
         }
     }
 
-    Hold exclusive;
+    public Hold exclusive;
     /** Readers, or a semaphore's permits, by owner id. */
-    final Map<String, Hold> shared = new LinkedHashMap<>();
+    public final Map<String, Hold> shared = new LinkedHashMap<>();
     /** The semaphore's permit count while a permit is held; 0 otherwise. */
-    int permits;
+    public int permits;
     /** The fair lock's waiters in request order: waiter id to the deadline by which it must ask again. */
-    final LinkedHashMap<String, Long> queue = new LinkedHashMap<>();
+    public final LinkedHashMap<String, Long> queue = new LinkedHashMap<>();
     /** The fair waiters' tickets (their place, kept across attempts). */
-    final Map<String, Long> tickets = new LinkedHashMap<>();
+    public final Map<String, Long> tickets = new LinkedHashMap<>();
     /** Waiting writers' marks, which hold new readers back: waiter id to deadline. */
-    final Map<String, Long> writerMarks = new LinkedHashMap<>();
+    public final Map<String, Long> writerMarks = new LinkedHashMap<>();
 
     /** Drops what has run out by {@code now}. */
-    void expire(long now) {
+    public void expire(long now) {
         if (exclusive != null && exclusive.endNanos - now <= 0) {
             exclusive = null;
         }
@@ -57,16 +57,16 @@ final class MemoryLock {
         writerMarks.values().removeIf(deadline -> deadline - now <= 0);
     }
 
-    boolean isHeld() {
+    public boolean isHeld() {
         return exclusive != null || !shared.isEmpty();
     }
 
-    boolean isEmpty() {
+    public boolean isEmpty() {
         return !isHeld() && queue.isEmpty() && writerMarks.isEmpty();
     }
 
     /** The hold of the owner in the kind's place (exclusive or shared), or null. */
-    Hold holdOf(LockKind kind, String owner) {
+    public Hold holdOf(LockKind kind, String owner) {
         if (isShared(kind)) {
             Hold hold = shared.get(owner);
             return hold != null && hold.kind == kind ? hold : null;
@@ -75,7 +75,7 @@ final class MemoryLock {
     }
 
     /** Drops the hold; true when it was there. */
-    boolean drop(Hold hold) {
+    public boolean drop(Hold hold) {
         if (exclusive == hold) {
             exclusive = null;
             return true;
@@ -83,7 +83,7 @@ final class MemoryLock {
         return shared.remove(hold.owner, hold);
     }
 
-    static boolean isShared(LockKind kind) {
+    public static boolean isShared(LockKind kind) {
         return kind == LockKind.READ || kind == LockKind.PERMIT;
     }
 }

@@ -22,11 +22,11 @@ import java.util.concurrent.TimeUnit;
  * order to live waiters; a semaphore grants up to its permit count; every fresh hold gets a token
  * above all before. Each method decides under the space's monitor and publishes after it.
  */
-final class MemoryRules {
+public final class MemoryRules {
 
     private final MemorySpace space;
 
-    MemoryRules(MemorySpace space) {
+    public MemoryRules(MemorySpace space) {
         this.space = space;
     }
 
@@ -38,7 +38,7 @@ final class MemoryRules {
         messages.forEach(message -> space.publish(message.channel(), message.text()));
     }
 
-    AcquireReply acquire(LockTarget target, LockKind kind, AcquireRequest request, long startNanos) {
+    public AcquireReply acquire(LockTarget target, LockKind kind, AcquireRequest request, long startNanos) {
         synchronized (space) {
             long now = System.nanoTime();
             MemoryLock lock = space.lock(target.key());
@@ -138,7 +138,7 @@ final class MemoryRules {
         return 0;
     }
 
-    long release(LockTarget target, LockKind kind, String owner) {
+    public long release(LockTarget target, LockKind kind, String owner) {
         List<Message> messages = new ArrayList<>();
         long left;
         synchronized (space) {
@@ -158,7 +158,7 @@ final class MemoryRules {
         return left;
     }
 
-    void abandon(LockTarget target, String owner) {
+    public void abandon(LockTarget target, String owner) {
         List<Message> messages = new ArrayList<>();
         synchronized (space) {
             MemoryLock lock = space.existing(target.key(), System.nanoTime());
@@ -179,7 +179,7 @@ final class MemoryRules {
         publish(messages);
     }
 
-    void leave(LockTarget target, String waiterId) {
+    public void leave(LockTarget target, String waiterId) {
         List<Message> messages = new ArrayList<>();
         synchronized (space) {
             MemoryLock lock = space.existing(target.key(), System.nanoTime());
@@ -197,7 +197,7 @@ final class MemoryRules {
         publish(messages);
     }
 
-    boolean forceRelease(LockTarget target, String keyPrefix) {
+    public boolean forceRelease(LockTarget target, String keyPrefix) {
         List<Message> messages = new ArrayList<>();
         synchronized (space) {
             MemoryLock lock = space.existing(target.key(), System.nanoTime());
@@ -225,7 +225,7 @@ final class MemoryRules {
         return true;
     }
 
-    Renewal[] renew(List<HeldLock> holds, long leaseMs) {
+    public Renewal[] renew(List<HeldLock> holds, long leaseMs) {
         Renewal[] outcome = new Renewal[holds.size()];
         synchronized (space) {
             long now = System.nanoTime();
@@ -244,7 +244,7 @@ final class MemoryRules {
         return outcome;
     }
 
-    LockState inspect(LockTarget target, LockKind kind) {
+    public LockState inspect(LockTarget target, LockKind kind) {
         synchronized (space) {
             long now = System.nanoTime();
             MemoryLock lock = space.existing(target.key(), now);
@@ -270,7 +270,7 @@ final class MemoryRules {
         }
     }
 
-    LockHolds holds(LockTarget target) {
+    public LockHolds holds(LockTarget target) {
         synchronized (space) {
             long now = System.nanoTime();
             MemoryLock lock = space.existing(target.key(), now);

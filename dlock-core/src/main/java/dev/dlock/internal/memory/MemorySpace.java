@@ -16,7 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * channels. Everything is guarded by this object's monitor; messages are handed to the
  * subscribers' own threads, never delivered under it.
  */
-final class MemorySpace {
+public final class MemorySpace {
 
     private final Map<String, MemoryLock> locks = new HashMap<>();
     private final Map<String, Record> records = new HashMap<>();
@@ -24,16 +24,16 @@ final class MemorySpace {
     private long lastToken;
 
     /** A client's record: its description, its threads' names by thread id, and when it lapses. */
-    record Record(String name, String host, long pid, Map<String, String> threads, long endNanos) {
+    public record Record(String name, String host, long pid, Map<String, String> threads, long endNanos) {
     }
 
     /** The lock of the key, created empty when there is none; call under this monitor. */
-    MemoryLock lock(String key) {
+    public MemoryLock lock(String key) {
         return locks.computeIfAbsent(key, k -> new MemoryLock());
     }
 
     /** The lock of the key as of {@code now}, or null when there is nothing of it; call under this monitor. */
-    MemoryLock existing(String key, long now) {
+    public MemoryLock existing(String key, long now) {
         MemoryLock lock = locks.get(key);
         if (lock != null) {
             lock.expire(now);
@@ -46,7 +46,7 @@ final class MemorySpace {
     }
 
     /** Forgets the lock of the key when nothing is left of it; call under this monitor. */
-    void tidy(String key) {
+    public void tidy(String key) {
         MemoryLock lock = locks.get(key);
         if (lock != null && lock.isEmpty()) {
             locks.remove(key);
@@ -54,7 +54,7 @@ final class MemorySpace {
     }
 
     /** Every key with something left of it as of {@code now}; call under this monitor. */
-    List<String> keys(long now) {
+    public List<String> keys(long now) {
         for (String key : new ArrayList<>(locks.keySet())) {
             existing(key, now);
         }
@@ -65,12 +65,12 @@ final class MemorySpace {
      * A fencing token above every token handed out before in this JVM, and at least the wall clock
      * in µs (so that how long a hold lasted reads as on Redis); call under this monitor.
      */
-    long nextToken() {
+    public long nextToken() {
         lastToken = Math.max(lastToken + 1, System.currentTimeMillis() * 1000);
         return lastToken;
     }
 
-    void writeRecord(String key, String name, String host, long pid, boolean replace, List<String> threads, long endNanos) {
+    public void writeRecord(String key, String name, String host, long pid, boolean replace, List<String> threads, long endNanos) {
         synchronized (this) {
             Record old = records.get(key);
             Map<String, String> names = new LinkedHashMap<>();
@@ -85,11 +85,11 @@ final class MemorySpace {
         }
     }
 
-    synchronized void dropRecord(String key) {
+    public synchronized void dropRecord(String key) {
         records.remove(key);
     }
 
-    synchronized Optional<LockHolder> readRecord(String key, String threadId) {
+    public synchronized Optional<LockHolder> readRecord(String key, String threadId) {
         Record record = records.get(key);
         if (record == null || record.endNanos() - System.nanoTime() <= 0) {
             records.remove(key);
@@ -99,11 +99,11 @@ final class MemorySpace {
                 record.threads().getOrDefault(threadId, threadId)));
     }
 
-    void subscribe(String channel, MemoryWakeUps subscriber) {
+    public void subscribe(String channel, MemoryWakeUps subscriber) {
         channels.computeIfAbsent(channel, name -> ConcurrentHashMap.newKeySet()).add(subscriber);
     }
 
-    void unsubscribe(String channel, MemoryWakeUps subscriber) {
+    public void unsubscribe(String channel, MemoryWakeUps subscriber) {
         channels.computeIfPresent(channel, (name, subscribers) -> {
             subscribers.remove(subscriber);
             return subscribers.isEmpty() ? null : subscribers;
@@ -111,13 +111,13 @@ final class MemorySpace {
     }
 
     /** Clients subscribed to the channel. */
-    long subscribers(String channel) {
+    public long subscribers(String channel) {
         Set<MemoryWakeUps> subscribers = channels.get(channel);
         return subscribers == null ? 0 : subscribers.size();
     }
 
     /** Hands the message to every subscriber of the channel, each on its own thread. */
-    void publish(String channel, String message) {
+    public void publish(String channel, String message) {
         Set<MemoryWakeUps> subscribers = channels.get(channel);
         if (subscribers != null) {
             subscribers.forEach(subscriber -> subscriber.deliver(channel, message));

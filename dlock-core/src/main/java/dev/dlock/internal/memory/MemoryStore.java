@@ -30,7 +30,7 @@ import java.util.regex.Pattern;
  * own store thread, as a connection's replies would be, so that nothing of the client runs inside
  * another client's call. For tests and local development: the locks live and die with the JVM.
  */
-final class MemoryStore implements LockStore {
+public final class MemoryStore implements LockStore {
 
     private final MemorySpace space;
     private final MemoryRules rules;
@@ -38,7 +38,7 @@ final class MemoryStore implements LockStore {
     private final ExecutorService thread;
     private final MemoryWakeUps wakeUps;
 
-    MemoryStore(MemorySpace space, String keyPrefix) {
+    public MemoryStore(MemorySpace space, String keyPrefix) {
         this.space = space;
         this.keyPrefix = keyPrefix;
         this.rules = new MemoryRules(space);
@@ -156,7 +156,7 @@ final class MemoryStore implements LockStore {
     }
 
     /** Redis's glob: {@code *}, {@code ?}, {@code [...]} and {@code \} escapes. */
-    static Pattern glob(String glob) {
+    public static Pattern glob(String glob) {
         StringBuilder regex = new StringBuilder();
         for (int i = 0; i < glob.length(); i++) {
             char c = glob.charAt(i);

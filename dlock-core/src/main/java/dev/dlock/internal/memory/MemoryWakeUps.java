@@ -10,14 +10,14 @@ import java.util.concurrent.Executor;
  * One in-memory client's subscriptions: messages reach its listener on the client's store thread,
  * in the order they were published.
  */
-final class MemoryWakeUps implements WakeUpSource {
+public final class MemoryWakeUps implements WakeUpSource {
 
     private final MemorySpace space;
     private final Executor thread;
     private final Set<String> subscribed = ConcurrentHashMap.newKeySet();
     private volatile Listener listener;
 
-    MemoryWakeUps(MemorySpace space, Executor thread) {
+    public MemoryWakeUps(MemorySpace space, Executor thread) {
         this.space = space;
         this.thread = thread;
     }
@@ -40,7 +40,7 @@ final class MemoryWakeUps implements WakeUpSource {
         space.unsubscribe(channel, this);
     }
 
-    void deliver(String channel, String message) {
+    public void deliver(String channel, String message) {
         thread.execute(() -> {
             Listener current = listener;
             if (current != null && subscribed.contains(channel)) {
@@ -49,7 +49,7 @@ final class MemoryWakeUps implements WakeUpSource {
         });
     }
 
-    void close() {
+    public void close() {
         subscribed.forEach(channel -> space.unsubscribe(channel, this));
         subscribed.clear();
     }

@@ -4,7 +4,7 @@ package dev.dlock.internal.store;
 public interface AcquireReply {
 
     /** Held now; the lease is known valid until {@code validUntilNanos} on this process's clock. */
-    record Granted(long token, int holdCount, long validUntilNanos) implements AcquireReply {
+    public record Granted(long token, int holdCount, long validUntilNanos) implements AcquireReply {
     }
 
     /**
@@ -13,7 +13,7 @@ public interface AcquireReply {
      * random pause rather than at once, or the contenders split again. {@code ticket}: a fair
      * waiter's place in the queue (0 when not queued), to be kept on its next attempts.
      */
-    record Busy(long retryAfterMs, boolean split, long ticket) implements AcquireReply {
+    public record Busy(long retryAfterMs, boolean split, long ticket) implements AcquireReply {
 
         public Busy(long retryAfterMs, boolean split) {
             this(retryAfterMs, split, 0);
@@ -21,13 +21,13 @@ public interface AcquireReply {
     }
 
     /** A re-entry found the caller no longer owns the lock. */
-    record LostOnReentry() implements AcquireReply {
+    public record LostOnReentry() implements AcquireReply {
     }
 
     /**
      * A semaphore is held with another permit count than the caller's ({@code stored}); nothing was
      * changed. The count is fixed while any permit is held.
      */
-    record PermitsDiffer(int stored) implements AcquireReply {
+    public record PermitsDiffer(int stored) implements AcquireReply {
     }
 }

@@ -1,5 +1,7 @@
 package dev.dlock.internal.store;
 
+import dev.dlock.internal.hold.Hold;
+
 /**
  * What a store needs to know of a hold to renew it or put it back on a node: an immutable
  * snapshot of the engine's {@link Hold}, taken when the call is made.

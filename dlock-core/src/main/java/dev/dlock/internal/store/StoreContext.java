@@ -1,8 +1,8 @@
 package dev.dlock.internal.store;
 
 import dev.dlock.LockObserver;
-import dev.dlock.internal.Settings;
-import dev.dlock.internal.Ticker;
+import dev.dlock.internal.settings.Settings;
+import dev.dlock.internal.settings.Ticker;
 
 /**
  * What a store is opened with.

@@ -8,5 +8,5 @@ package dev.dlock.internal.store;
 @FunctionalInterface
 public interface StoreFactory {
 
-    LockStore open(StoreContext context);
+    public LockStore open(StoreContext context);
 }

@@ -19,11 +19,11 @@ public interface StoreHandoff {
      * @param ownSubscriptions the releasing client's own subscriptions to the lock's channel (0 or 1)
      * @param toWaiterId       the parked waiter's waiter id, which leaves the queue with the grant
      */
-    CompletableFuture<Reply> handOff(LockTarget target, String fromOwner, int ownSubscriptions, String toOwner,
+    public CompletableFuture<Reply> handOff(LockTarget target, String fromOwner, int ownSubscriptions, String toOwner,
                                      long leaseMs, String toWaiterId);
 
     /** Where the handoff put the lock. */
-    enum Outcome {
+    public enum Outcome {
         /** To the client's own parked waiter: {@link Reply#grant()} is its grant. */
         HANDED_TO_OWN_WAITER,
         /** To the first queued waiter (of another client, or of this one), which takes it over on its message. */

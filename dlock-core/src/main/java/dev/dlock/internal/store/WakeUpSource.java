@@ -10,20 +10,20 @@ import java.util.concurrent.CompletableFuture;
 public interface WakeUpSource {
 
     /** The channel of one client's notices: forced releases ("key\towner") and handoffs to its waiters. */
-    static String clientChannel(String keyPrefix, String clientId) {
+    public static String clientChannel(String keyPrefix, String clientId) {
         return keyPrefix + "client:{" + clientId + "}";
     }
 
     /** Subscribes: completes once a message published from now on reaches the listener. */
-    CompletableFuture<Void> subscribe(String channel);
+    public CompletableFuture<Void> subscribe(String channel);
 
     /** Best effort; messages may still arrive for a while. */
-    void unsubscribe(String channel);
+    public void unsubscribe(String channel);
 
     /** Receives every message of every subscribed channel; set once, before the first subscription. */
-    void setListener(Listener listener);
+    public void setListener(Listener listener);
 
-    interface Listener {
+    public interface Listener {
         void onMessage(String channel, String message);
 
         /** The link came back after a disconnect: a release may have been missed. */

@@ -2,6 +2,7 @@ package dev.dlock.examples.flashsale;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.scheduling.annotation.EnableScheduling;
 
 /**
  * A shop selling a few phones to many buyers at once. {@code POST /phones/{sku}/purchase} is
@@ -9,6 +10,7 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
  * /unlocked/phones/{sku}/purchase} runs the same code without the lock and oversells.
  */
 @SpringBootApplication
+@EnableScheduling
 public class FlashSaleApplication {
 
     public static void main(String[] args) {

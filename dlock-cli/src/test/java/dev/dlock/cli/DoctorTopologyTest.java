@@ -1,0 +1,107 @@
+package dev.dlock.cli;
+
+import static dev.dlock.cli.DoctorTest.doctor;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.dlock.cli.DoctorTest.Run;
+import dev.dlock.testing.RedisClusterGroup;
+import dev.dlock.testing.RedisSentinelGroup;
+import dev.dlock.testing.RedisServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** {@code dlock doctor} on a Sentinel group, a Cluster and Redlock masters, real ones, healthy and broken. */
+class DoctorTopologyTest {
+
+    private final List<AutoCloseable> open = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = open.size() - 1; i >= 0; i--) {
+            open.get(i).close();
+        }
+    }
+
+    private <T extends AutoCloseable> T track(T resource) {
+        open.add(resource);
+        return resource;
+    }
+
+    @Test
+    void sentinelsThatAgreeAreOkAndOneDownIsAWarning() {
+        RedisSentinelGroup group = track(RedisSentinelGroup.start("doctor"));
+        Run healthy = doctor("--redis", group.sentinelUri());
+        assertThat(healthy.line("sentinel-agree")).as(healthy.toString()).startsWith("OK ")
+                .contains("master 127.0.0.1:" + group.master().port());
+        assertThat(healthy.line("sentinels")).as(healthy.toString()).startsWith("OK ").contains("3 of 3", "quorum 2");
+        assertThat(healthy.line("replicas")).as(healthy.toString()).contains("2 replica(s)");
+        assertThat(healthy.line("pubsub")).as(healthy.toString()).startsWith("OK ");
+
+        group.sentinels().get(2).kill();
+        Run oneDown = doctor("--redis", group.sentinelUri());
+        assertThat(oneDown.line("sentinels")).as(oneDown.toString()).startsWith("WARN ").contains("2 of 3");
+        assertThat(oneDown.exit()).isPositive();
+
+        // a sentinel of another group that monitors another master under the same name
+        RedisSentinelGroup other = track(RedisSentinelGroup.start("doctor"));
+        RedisServer stranger = other.sentinels().get(0);
+        String mixed = group.sentinelUri().replace("?", ",127.0.0.1:" + stranger.port() + "?");
+        Run disagree = doctor("--redis", mixed);
+        assertThat(disagree.line("sentinel-agree")).as(disagree.toString()).startsWith("FAIL ")
+                .contains("different masters", "127.0.0.1:" + other.master().port());
+        assertThat(disagree.exit()).isEqualTo(2);
+    }
+
+    @Test
+    void aClusterWithAMasterAloneWarnsAndWithASlotUnservedFails() {
+        RedisClusterGroup cluster = track(RedisClusterGroup.start());
+        Run healthy = doctor("--cluster", cluster.uris().get(0));
+        assertThat(healthy.line("cluster-slots")).as(healthy.toString()).startsWith("OK ");
+        assertThat(healthy.line("cluster-replicas")).as(healthy.toString()).startsWith("OK ").contains("3 masters");
+        assertThat(healthy.line("cluster-cover")).as(healthy.toString()).contains("cluster-require-full-coverage yes");
+        assertThat(healthy.line("acl")).as(healthy.toString()).startsWith("OK ");
+        assertThat(healthy.line("pubsub")).as(healthy.toString()).startsWith("OK ");
+
+        RedisServer master = cluster.masters().get(0);
+        RedisServer replica = cluster.replicasOf(master).get(0);
+        String replicaId = RedisClusterGroup.nodeId(replica);
+        replica.kill();
+        await().atMost(Duration.ofSeconds(30)).until(() -> String.valueOf(master.command("CLUSTER", "NODES")).lines()
+                .anyMatch(line -> line.startsWith(replicaId) && line.contains("fail")));
+        Run alone = doctor("--cluster", cluster.uris().get(0));
+        assertThat(alone.line("cluster-replicas")).as(alone.toString()).startsWith("WARN ")
+                .contains("127.0.0.1:" + master.port());
+
+        // the owner forgets one of its slots; asked through it, the cluster has a slot nobody serves
+        RedisServer owner = cluster.masterOfSlot(cluster.slotOf("x"));
+        owner.command("CLUSTER", "DELSLOTS", Integer.toString(cluster.slotOf("x")));
+        Run unserved = doctor("--cluster", owner.uri());
+        assertThat(unserved.line("cluster-slots")).as(unserved.toString()).startsWith("FAIL ").contains("16383 of 16384");
+        assertThat(unserved.exit()).isEqualTo(2);
+    }
+
+    @Test
+    void redlockOverDistinctMastersIsOkAndOneServerTwiceFails() {
+        RedisServer a = track(RedisServer.start());
+        RedisServer b = track(RedisServer.start());
+        RedisServer c = track(RedisServer.start());
+        Run distinct = doctor("--redlock", a.uri() + "," + b.uri() + "," + c.uri());
+        assertThat(distinct.line("redlock-nodes")).as(distinct.toString()).startsWith("OK ").contains("3 distinct");
+        assertThat(distinct.line("clock-skew")).as(distinct.toString()).startsWith("OK ");
+        assertThat(distinct.line("pubsub")).as(distinct.toString()).startsWith("OK ");
+
+        Run twice = doctor("--redlock", a.uri() + "," + b.uri() + ",redis://localhost:" + a.port());
+        assertThat(twice.line("redlock-nodes")).as(twice.toString()).startsWith("FAIL ").contains("the same server");
+        assertThat(twice.exit()).isEqualTo(2);
+
+        b.kill();
+        c.kill();
+        Run minority = doctor("--redlock", a.uri() + "," + b.uri() + "," + c.uri());
+        assertThat(minority.line("redlock-nodes")).as(minority.toString()).startsWith("FAIL ")
+                .contains("1 of 3 nodes answer, 2 needed");
+    }
+}

@@ -1,0 +1,320 @@
+package dev.dlock.internal;
+
+import dev.dlock.DistributedLock;
+import dev.dlock.LockHandle;
+import dev.dlock.LockHold;
+import dev.dlock.LockInfo;
+import dev.dlock.internal.settings.Validation;
+import dev.dlock.internal.store.LockKind;
+import dev.dlock.internal.store.LockTarget;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Several reentrant locks taken as one: all of them or none. The names are always taken in one
+ * order (sorted), so processes that ask for overlapping sets in different orders cannot deadlock:
+ * whoever holds the first name of the overlap is the only one who can go on to the next. An
+ * acquire that cannot take some name (busy within the wait, interrupted, Redis failing) gives back
+ * the names it took before it returns. Each name is an ordinary lock ({@link StoreLock}): its own
+ * lease, watchdog renewal, token and wake-ups, on every topology (names in different Cluster slots
+ * included). Thread-bound holds re-enter names the thread holds already.
+ */
+public final class StoreMultiLock implements DistributedLock {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StoreMultiLock.class);
+
+    private final LockEngine engine;
+    private final List<LockTarget> targets;
+    private final List<DistributedLock> locks;
+    private final String name;
+
+    public StoreMultiLock(LockEngine engine, String... names) {
+        if (names == null || names.length == 0) {
+            throw new IllegalArgumentException("a multi-lock needs at least one lock name, got none");
+        }
+        Set<String> seen = new HashSet<>();
+        for (String name : names) {
+            if (!seen.add(Validation.lockName(name))) {
+                throw new IllegalArgumentException("lock name '" + name + "' is given twice to the multi-lock "
+                        + List.of(names));
+            }
+        }
+        List<String> sorted = seen.stream().sorted().toList();
+        this.engine = engine;
+        this.targets = sorted.stream().map(engine::target).toList();
+        this.locks = sorted.stream().map(each -> StoreLock.reentrant(engine, each)).toList();
+        this.name = sorted.toString();
+    }
+
+    /** The names, sorted (the order they are taken in), as {@code [a, b]}. */
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public void lock() {
+        takeAll(DistributedLock::lock);
+    }
+
+    @Override
+    public void lock(Duration lease) {
+        Validation.leaseMillis("lease", lease);
+        takeAll(lock -> lock.lock(lease));
+    }
+
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        List<DistributedLock> taken = new ArrayList<>();
+        try {
+            for (DistributedLock lock : locks) {
+                lock.lockInterruptibly();
+                taken.add(lock);
+            }
+        } catch (InterruptedException | RuntimeException e) {
+            giveBack(taken, e);
+            throw e;
+        }
+    }
+
+    @Override
+    public boolean tryLock() {
+        return tryAll(lock -> lock.tryLock());
+    }
+
+    @Override
+    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        if (unit == null) {
+            throw new IllegalArgumentException("time unit must not be null");
+        }
+        long deadline = System.nanoTime() + (time <= 0 ? 0 : Validation.waitNanos(time, unit));
+        return tryAllInterruptibly(lock -> lock.tryLock(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+    }
+
+    @Override
+    public boolean tryLock(Duration wait, Duration lease) throws InterruptedException {
+        long deadline = System.nanoTime() + Validation.waitNanos(wait);
+        Validation.leaseMillis("lease", lease);
+        return tryAllInterruptibly(lock -> lock.tryLock(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), lease));
+    }
+
+    private interface Attempt {
+        boolean on(DistributedLock lock) throws InterruptedException;
+    }
+
+    private interface Take {
+        void on(DistributedLock lock);
+    }
+
+    private void takeAll(Take take) {
+        List<DistributedLock> taken = new ArrayList<>();
+        try {
+            for (DistributedLock lock : locks) {
+                take.on(lock);
+                taken.add(lock);
+            }
+        } catch (RuntimeException e) {
+            giveBack(taken, e);
+            throw e;
+        }
+    }
+
+    private boolean tryAll(Function<DistributedLock, Boolean> attempt) {
+        try {
+            return tryAllInterruptibly(attempt::apply);
+        } catch (InterruptedException e) {
+            throw new AssertionError("an uninterruptible attempt was interrupted", e);
+        }
+    }
+
+    private boolean tryAllInterruptibly(Attempt attempt) throws InterruptedException {
+        List<DistributedLock> taken = new ArrayList<>();
+        try {
+            for (DistributedLock lock : locks) {
+                if (!attempt.on(lock)) {
+                    giveBack(taken, null);
+                    return false;
+                }
+                taken.add(lock);
+            }
+            return true;
+        } catch (InterruptedException | RuntimeException e) {
+            giveBack(taken, e);
+            throw e;
+        }
+    }
+
+    /** Unlocks the names taken so far, last first; a failure is added to {@code cause}, or logged. */
+    private void giveBack(List<DistributedLock> taken, Throwable cause) {
+        for (int i = taken.size() - 1; i >= 0; i--) {
+            try {
+                taken.get(i).unlock();
+            } catch (RuntimeException e) {
+                if (cause != null) {
+                    cause.addSuppressed(e);
+                } else {
+                    LOG.warn("multi-lock {}: could not give back lock '{}' after a failed acquire; its lease frees it",
+                            name, taken.get(i).name(), e);
+                }
+            }
+        }
+    }
+
+    /**
+     * Releases one hold of every name, last name first, whatever became of the others.
+     *
+     * @throws IllegalMonitorStateException the current thread holds none of the names
+     */
+    @Override
+    public void unlock() {
+        unlockEach(DistributedLock::unlock);
+    }
+
+    /** Each name's last hold stays until it has been held {@code holdAtLeast}; see {@link #unlock()}. */
+    @Override
+    public void unlockHoldingAtLeast(Duration holdAtLeast) {
+        Validation.minimumHoldNanos(holdAtLeast);
+        unlockEach(lock -> lock.unlockHoldingAtLeast(holdAtLeast));
+    }
+
+    private void unlockEach(Consumer<DistributedLock> unlockOne) {
+        List<RuntimeException> failures = new ArrayList<>();
+        int notHeld = 0;
+        for (int i = locks.size() - 1; i >= 0; i--) {
+            try {
+                unlockOne.accept(locks.get(i));
+            } catch (IllegalMonitorStateException e) {
+                notHeld++;
+                failures.add(e);
+            } catch (RuntimeException e) {
+                failures.add(0, e);
+            }
+        }
+        if (failures.isEmpty()) {
+            return;
+        }
+        if (notHeld == locks.size()) {
+            throw new IllegalMonitorStateException("multi-lock " + name + " is not held by the current thread '"
+                    + Thread.currentThread().getName() + "'");
+        }
+        RuntimeException first = failures.get(0);
+        failures.subList(1, failures.size()).forEach(first::addSuppressed);
+        throw first;
+    }
+
+    @Override
+    public Condition newCondition() {
+        return locks.get(0).newCondition();
+    }
+
+    /** Frees every name whoever holds it: true when any was held. */
+    @Override
+    public boolean forceUnlock() {
+        boolean any = false;
+        for (DistributedLock lock : locks) {
+            any |= lock.forceUnlock();
+        }
+        return any;
+    }
+
+    @Override
+    public boolean isLocked() {
+        return info().isLocked();
+    }
+
+    @Override
+    public boolean isHeldByCurrentThread() {
+        return locks.stream().allMatch(DistributedLock::isHeldByCurrentThread);
+    }
+
+    /** The thread holds the multi-lock as often as it holds its least held name. */
+    @Override
+    public int getHoldCount() {
+        return locks.stream().mapToInt(DistributedLock::getHoldCount).min().orElse(0);
+    }
+
+    @Override
+    public Duration remainingLease() {
+        return info().remainingLease();
+    }
+
+    /** The highest of the names' tokens; throws as {@link DistributedLock#fencingToken()} if any name is not held. */
+    @Override
+    public long fencingToken() {
+        long highest = 0;
+        for (DistributedLock lock : locks) {
+            highest = Math.max(highest, lock.fencingToken());
+        }
+        return highest;
+    }
+
+    /**
+     * The names summed up, read in parallel: locked when any name is held; holder and hold count of
+     * the first held name; the shortest lease left and the highest token of the held names; the
+     * most waiting clients of any; the holds of every name, name after name.
+     */
+    @Override
+    public LockInfo info() {
+        List<CompletableFuture<LockInfo>> reads = targets.stream()
+                .map(target -> engine.inspect(target, LockKind.REENTRANT)).toList();
+        List<LockInfo> infos = Blocking.awaitUninterruptibly(CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
+                .thenApply(done -> reads.stream().map(CompletableFuture::join).toList()));
+        List<LockInfo> held = infos.stream().filter(LockInfo::isLocked).toList();
+        String keys = String.join(" ", targets.stream().map(LockTarget::key).toList());
+        long waiting = infos.stream().mapToLong(LockInfo::waitingClients).max().orElse(0);
+        if (held.isEmpty()) {
+            return new LockInfo(name, keys, Optional.empty(), 0, Duration.ZERO, 0, waiting, Duration.ZERO, List.of(), 0);
+        }
+        List<LockHold> holds = held.stream().flatMap(info -> info.holds().stream()).toList();
+        return new LockInfo(name, keys, held.get(0).holder(), held.get(0).holdCount(),
+                held.stream().map(LockInfo::remainingLease).min(Duration::compareTo).orElseThrow(),
+                held.stream().mapToLong(LockInfo::fencingToken).max().orElseThrow(), waiting,
+                held.stream().map(LockInfo::heldFor).max(Duration::compareTo).orElseThrow(), holds, 0);
+    }
+
+    @Override
+    public CompletableFuture<LockHandle> acquireAsync() {
+        return HandleAcquire.untilAcquired(acquireAll(lock -> MultiAcquire.step(lock.acquireAsync())));
+    }
+
+    @Override
+    public CompletableFuture<LockHandle> acquireAsync(Duration lease) {
+        Validation.leaseMillis("lease", lease);
+        return HandleAcquire.untilAcquired(acquireAll(lock -> MultiAcquire.step(lock.acquireAsync(lease))));
+    }
+
+    @Override
+    public CompletableFuture<Optional<LockHandle>> tryAcquireAsync(Duration wait) {
+        long deadline = System.nanoTime() + Validation.waitNanos(wait);
+        return acquireAll(lock -> lock.tryAcquireAsync(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))));
+    }
+
+    @Override
+    public CompletableFuture<Optional<LockHandle>> tryAcquireAsync(Duration wait, Duration lease) {
+        long deadline = System.nanoTime() + Validation.waitNanos(wait);
+        Validation.leaseMillis("lease", lease);
+        return acquireAll(lock -> lock.tryAcquireAsync(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), lease));
+    }
+
+    /** Takes the names one after the other with handles; cancelling the result stops and gives back. */
+    private CompletableFuture<Optional<LockHandle>> acquireAll(
+            Function<DistributedLock, CompletableFuture<Optional<LockHandle>>> acquireOne) {
+        return new MultiAcquire(name, locks, acquireOne).start();
+    }
+
+    @Override
+    public String toString() {
+        return "DistributedLock[" + name + ", multi-lock]";
+    }
+}

@@ -1,0 +1,144 @@
+package dev.dlock.internal.acquire;
+
+import dev.dlock.LockBackendException;
+import dev.dlock.NodeError;
+import dev.dlock.internal.settings.Settings;
+import dev.dlock.internal.settings.Ticker;
+import dev.dlock.internal.store.NodeFailure;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * How one acquisition rides through Redis failures: which failures are worth another attempt,
+ * how long to pause before it (10 ms doubling up to 1 s, never past the budget), and the
+ * exception once the budget is spent. The budget is the caller's wait; without one (unbounded
+ * acquires) it is the client's outage tolerance, counted from the first failure of an unbroken run.
+ */
+public final class OutageRetry {
+
+    /** Error replies of a server that is loading, failing over, read-only for now or busy with a script. */
+    private static final List<String> TRANSIENT_REPLIES =
+            List.of("LOADING", "BUSY", "MASTERDOWN", "READONLY", "TRYAGAIN", "CLUSTERDOWN", "NOSCRIPT");
+
+    private static final long FIRST_DELAY_NANOS = Settings.FIRST_OUTAGE_RETRY.toNanos();
+    private static final long MAX_DELAY_NANOS = Settings.MAX_OUTAGE_RETRY.toNanos();
+
+    private final Ticker ticker;
+    private final long startNanos;
+    /** The caller's wait; negative: none (the tolerance applies); 0: one attempt, no retry. */
+    private final long waitNanos;
+    private final long toleranceNanos;
+    /** When the current run of failures began, or -1 while Redis answers. */
+    private long failingSinceNanos = -1;
+    private long nextDelayNanos = FIRST_DELAY_NANOS;
+    /** When the last attempt was sent: a run of failures begins with the attempt that failed, not its reply. */
+    private long attemptNanos;
+
+    public OutageRetry(Ticker ticker, long waitNanos, Duration outageTolerance) {
+        this.ticker = ticker;
+        this.startNanos = ticker.nanoTime();
+        this.attemptNanos = startNanos;
+        this.waitNanos = waitNanos;
+        this.toleranceNanos = outageTolerance.toNanos();
+    }
+
+    /**
+     * Whether an acquire that failed this way may simply be tried again: the connection, a timeout
+     * or a server that is starting or failing over, not a reply that would come again (a key of
+     * another type, a script error, missing permissions). The one place that knows the failure
+     * kinds an outage produces.
+     */
+    public static boolean worthRetrying(Throwable failure) {
+        if (failure instanceof LockBackendException backend && !backend.nodeErrors().isEmpty()) {
+            // Redlock: one node's WRONGTYPE or unknown error reply is not an outage, whatever the others did
+            return backend.nodeErrors().stream().allMatch(OutageRetry::isOutage);
+        }
+        if (failure instanceof NodeFailure nodeFailure) {
+            return isOutage(nodeFailure.toNodeError());
+        }
+        return !(failure instanceof IllegalArgumentException) && !(failure instanceof IllegalStateException)
+                && !(failure instanceof dev.dlock.LockLostException);
+    }
+
+    /** A server that is down, restarting, failing over or not yet serving: another attempt may succeed. */
+    private static boolean isOutage(NodeError error) {
+        return switch (error.kind()) {
+            case TIMEOUT, UNREACHABLE, OTHER -> true;
+            case WRONG_TYPE -> false;
+            case ERROR_REPLY -> TRANSIENT_REPLIES.stream().anyMatch(error.message()::startsWith);
+        };
+    }
+
+    /** An attempt is being sent to Redis. */
+    public void attempting() {
+        attemptNanos = ticker.nanoTime();
+    }
+
+    /** Redis answered: a later failure starts a new run. */
+    public void answered() {
+        failingSinceNanos = -1;
+        nextDelayNanos = FIRST_DELAY_NANOS;
+    }
+
+    /**
+     * The pause before the next attempt after this failure, or -1 when the failure is not worth
+     * retrying or the budget is spent.
+     */
+    public long pauseAfter(Throwable failure) {
+        long now = ticker.nanoTime();
+        if (failingSinceNanos < 0) {
+            failingSinceNanos = attemptNanos;
+        }
+        if (waitNanos == 0 || !worthRetrying(failure)) {
+            return -1;
+        }
+        long left = budgetEndNanos() - now;
+        if (left <= 0) {
+            return -1;
+        }
+        long pause = Math.min(nextDelayNanos, left);
+        nextDelayNanos = Math.min(MAX_DELAY_NANOS, nextDelayNanos * 2);
+        return pause;
+    }
+
+    private long budgetEndNanos() {
+        return waitNanos > 0 ? startNanos + waitNanos : failingSinceNanos + toleranceNanos;
+    }
+
+    /**
+     * What the caller gets when the last failure ends the acquire: the failure itself after one
+     * attempt or for a failure not worth retrying; else a LockBackendException saying for how long
+     * Redis failed, with the last failure as cause.
+     */
+    public RuntimeException givenUp(Throwable last) {
+        if (waitNanos == 0 || !worthRetrying(last)) {
+            return last instanceof RuntimeException runtime ? runtime : new LockBackendException(last.getMessage(), last);
+        }
+        long failedNanos = ticker.nanoTime() - failingSinceNanos;
+        String span;
+        if (waitNanos < 0) {
+            span = "Redis failing for " + seconds(failedNanos) + ", the client's outage tolerance of "
+                    + seconds(toleranceNanos);
+        } else if (failingSinceNanos - startNanos < TimeUnit.MILLISECONDS.toNanos(100)) {
+            span = "Redis unreachable for the whole wait of " + seconds(waitNanos);
+        } else {
+            span = "Redis failing for the last " + seconds(failedNanos) + " of the wait of " + seconds(waitNanos);
+        }
+        return new LockBackendException(span + "; last failure: " + last.getMessage(), last);
+    }
+
+    /** As the {@code dlock} command prints durations ({@code 850 ms}, {@code 20.0 s}, {@code 3m 05s}), so its messages read alike. */
+    private static String seconds(long nanos) {
+        long ms = TimeUnit.NANOSECONDS.toMillis(nanos);
+        if (ms < 1000) {
+            return ms + " ms";
+        }
+        if (ms < 60_000) {
+            return String.format(java.util.Locale.ROOT, "%.1f s", ms / 1000.0);
+        }
+        long s = ms / 1000;
+        return s < 3600 ? String.format(java.util.Locale.ROOT, "%dm %02ds", s / 60, s % 60)
+                : String.format(java.util.Locale.ROOT, "%dh %02dm", s / 3600, s % 3600 / 60);
+    }
+}

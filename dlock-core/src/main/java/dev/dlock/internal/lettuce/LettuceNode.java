@@ -1,0 +1,382 @@
+package dev.dlock.internal.lettuce;
+
+import dev.dlock.internal.redis.LuaScript;
+import dev.dlock.internal.redis.RedisNode;
+import dev.dlock.internal.settings.Settings;
+import dev.dlock.internal.store.NodeFailure;
+import dev.dlock.NodeError;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.resource.ClientResources;
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link RedisNode} on Lettuce: one multiplexed connection for commands (EVALSHA from every
+ * thread pipelines on it), one for pub/sub. Both reconnect by themselves; commands issued while
+ * disconnected are buffered and fail by the command timeout if the link does not come back.
+ *
+ * <p>Each connection sends its commands in the order they were issued, whatever the thread (see
+ * {@link CommandOrder}): the lock algorithms count on a command that follows another on a node (the
+ * abandon of a refused Redlock attempt, a waiter's leave after its grant) reaching it second.
+ *
+ * <p>Every failed future fails with a {@link NodeFailure} ({@link LettuceErrors}): nothing outside
+ * this adapter sees a Lettuce exception type.
+ */
+public final class LettuceNode implements RedisNode, DistinctServers.Member {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LettuceNode.class);
+
+    private final RedisClient client;
+    private final String address;
+    private final CommandOrder commandOrder;
+    private final CommandOrder pubSubOrder;
+    private final long firstRetryDelayMs;
+    private final long maxRetryDelayMs;
+    private volatile StatefulRedisConnection<String, String> connection;
+    private volatile RedisAsyncCommands<String, String> commands;
+    private volatile StatefulRedisPubSubConnection<String, String> pubSub;
+    private final long commandTimeoutMs;
+    private volatile NodeFailure notConnected;
+    private volatile boolean closed;
+    private final SentinelFollower sentinelFollower;
+    /** A Redlock's nodes' servers, among which this node's must be distinct; null outside a Redlock. */
+    private final DistinctServers distinctServers;
+    /** Set while this node's server is also another Redlock node's: every call fails with it. */
+    private volatile NodeFailure sameServer;
+    private volatile Listener listener = new Listener() {
+        @Override
+        public void onMessage(String channel, String message) {
+        }
+
+        @Override
+        public void onReconnected() {
+        }
+    };
+
+    /**
+     * Connects both links. Fails with a {@link LockBackendException} naming the address when the
+     * server cannot be reached or refuses the credentials, unless {@code keepTrying}: then every
+     * call fails fast with that reason while a background task retries the first connect (a
+     * Redlock client starts with a minority of its nodes down), as often as the settings'
+     * reconnect delays allow.
+     */
+    public LettuceNode(ClientResources resources, RedisURI uri, Settings settings, boolean keepTrying) {
+        this(resources, uri, settings, keepTrying, null);
+    }
+
+    /**
+     * A Redlock node: as above, and its server is identified ({@link DistinctServers}) at every
+     * connect, before the first call is let through, and after every reconnect.
+     *
+     * @param distinctServers the Redlock's servers, or null outside a Redlock
+     */
+    LettuceNode(ClientResources resources, RedisURI uri, Settings settings, boolean keepTrying,
+                DistinctServers distinctServers) {
+        this.distinctServers = distinctServers;
+        Duration commandTimeout = settings.commandTimeout();
+        this.firstRetryDelayMs = settings.firstReconnectDelay().toMillis();
+        this.maxRetryDelayMs = settings.maxReconnectDelay().toMillis();
+        this.address = LettuceErrors.describe(uri);
+        this.commandTimeoutMs = commandTimeout.toMillis();
+        uri.setTimeout(commandTimeout);
+        this.client = new AsyncOnlyRedisClient(resources, uri);
+        this.commandOrder = new CommandOrder(resources.eventExecutorGroup().next());
+        this.pubSubOrder = new CommandOrder(resources.eventExecutorGroup().next());
+        client.setOptions(ClientOptions.builder()
+                .autoReconnect(true)
+                .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+                .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).keepAlive(true).build())
+                .build());
+        try {
+            connect();
+        } catch (RedisException e) {
+            notConnected = LettuceErrors.translate(address, commandTimeoutMs, false, e);
+            if (!keepTrying) {
+                client.shutdown(Duration.ZERO, Duration.ZERO);
+                throw LettuceErrors.cannotConnect(notConnected);
+            }
+            retryConnect(firstRetryDelayMs);
+        }
+        this.sentinelFollower = uri.getSentinels().isEmpty() ? null
+                : new SentinelFollower(resources, uri, commandTimeout, this::dropLinks);
+    }
+
+    /** Makes both links reconnect, which re-resolves the master of a Sentinel URI. */
+    private void dropLinks() {
+        SentinelFollower.dropLink(connection);
+        SentinelFollower.dropLink(pubSub);
+    }
+
+    /** Whether the first connect has succeeded (later disconnects are Lettuce's to repair). */
+    public boolean hasConnected() {
+        return commands != null;
+    }
+
+    private void connect() {
+        StatefulRedisConnection<String, String> commandLink = client.connect();
+        StatefulRedisPubSubConnection<String, String> pubSubLink;
+        try {
+            pubSubLink = client.connectPubSub();
+        } catch (RedisException e) {
+            commandLink.close();
+            throw e;
+        }
+        pubSubLink.addListener(new RedisPubSubAdapter<>() {
+            @Override
+            public void message(String channel, String message) {
+                listener.onMessage(channel, message);
+            }
+        });
+        pubSubLink.addListener(new ReconnectWatcher());
+        if (distinctServers != null) {
+            try {
+                identify(commandLink.async()).get(commandTimeoutMs, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                closeLinks(commandLink, pubSubLink);
+                throw new RedisException("interrupted while identifying the server", e);
+            } catch (ExecutionException | TimeoutException e) {
+                closeLinks(commandLink, pubSubLink);
+                throw new RedisException("INFO server did not answer: " + LettuceErrors.unwrap(e).getMessage(), e);
+            }
+            commandLink.addListener(new RedisConnectionStateListener() {
+                @Override
+                public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress socketAddress) {
+                    identify(commandLink.async());
+                }
+            });
+        }
+        this.connection = commandLink;
+        this.pubSub = pubSubLink;
+        this.commands = commandLink.async();
+    }
+
+    private static void closeLinks(StatefulRedisConnection<String, String> commandLink,
+                                   StatefulRedisPubSubConnection<String, String> pubSubLink) {
+        pubSubLink.close();
+        commandLink.close();
+    }
+
+    /**
+     * Asks the server its run id and files it with the Redlock's other servers. A server that
+     * refuses INFO (an ACL without it) cannot be told apart from the others but by its address:
+     * that is logged, and the address stands for the server.
+     */
+    private CompletableFuture<Void> identify(RedisAsyncCommands<String, String> link) {
+        return link.info("server").toCompletableFuture().handle((info, error) -> {
+            String runId = error == null ? DistinctServers.runId(info) : null;
+            if (runId == null) {
+                LOG.warn("Redlock node {}: INFO server {}; distinct servers are told apart by their addresses only",
+                        address, error == null ? "has no run_id" : "failed: " + LettuceErrors.unwrap(error).getMessage());
+                runId = "address " + address;
+            }
+            distinctServers.identified(this, runId);
+            return null;
+        });
+    }
+
+    @Override
+    public void sameServer(String sameServerAs) {
+        sameServer = sameServerAs == null ? null : new NodeFailure(NodeError.Kind.UNREACHABLE, address,
+                "refused: the same server as Redlock node " + sameServerAs + "; a Redlock needs distinct servers, "
+                        + "so its vote is not counted", null);
+    }
+
+    private void retryConnect(long delayMs) {
+        CompletableFuture.runAsync(() -> {
+            if (closed) {
+                return;
+            }
+            try {
+                connect();
+                listener.onReconnected();
+            } catch (RedisException e) {
+                notConnected = LettuceErrors.translate(address, commandTimeoutMs, false, e);
+                retryConnect(Math.min(maxRetryDelayMs, delayMs * 2));
+            }
+        }, CompletableFuture.delayedExecutor(delayMs, TimeUnit.MILLISECONDS));
+    }
+
+    @Override
+    public String address() {
+        return address;
+    }
+
+    @Override
+    public CompletableFuture<Object> eval(LuaScript script, String[] keys, String... args) {
+        RedisAsyncCommands<String, String> commands = this.commands;
+        if (commands == null) {
+            return CompletableFuture.failedFuture(notConnected);
+        }
+        NodeFailure sameServer = this.sameServer;
+        if (sameServer != null) {
+            return CompletableFuture.failedFuture(sameServer);
+        }
+        ScriptOutputType output = script.output() == LuaScript.Output.INTEGER ? ScriptOutputType.INTEGER
+                : ScriptOutputType.MULTI;
+        CompletableFuture<Object> bySha = commandOrder.send(
+                () -> commands.<Object>evalsha(script.sha1(), output, keys, args));
+        return AclRefusals.named(failingAsNode(bySha.exceptionallyCompose(error -> {
+            if (LettuceErrors.unwrap(error) instanceof RedisNoScriptException) {
+                loadAllScripts(commands);
+                return commandOrder.send(() -> commands.<Object>eval(script.body(), output, keys, args));
+            }
+            return CompletableFuture.failedFuture(LettuceErrors.unwrap(error));
+        })), script.fileName(), script.body());
+    }
+
+    @Override
+    public CompletableFuture<Long> waitForReplicas(String key, int replicas, Duration timeout) {
+        RedisAsyncCommands<String, String> commands = this.commands;
+        if (commands == null) {
+            return CompletableFuture.failedFuture(notConnected);
+        }
+        return failingAsNode(commandOrder.send(() -> commands.waitForReplication(replicas, timeout.toMillis())));
+    }
+
+    /**
+     * One NOSCRIPT means the server's script cache is empty (restarted, failed over, flushed): load
+     * every script at once so that the calls already on their way do not all fail the same way.
+     */
+    private void loadAllScripts(RedisAsyncCommands<String, String> commands) {
+        for (LuaScript script : LuaScript.values()) {
+            commandOrder.send(() -> commands.scriptLoad(script.body()));
+        }
+    }
+
+    /** The commands {@link CommandCheck} asks this server to run, sent now. */
+    public List<CommandCheck.Probe> commandProbes(boolean withWait) {
+        RedisAsyncCommands<String, String> commands = this.commands;
+        return CommandCheck.of(
+                failingAsNode(commandOrder.send(() -> commands.<Long>evalsha(CommandCheck.NO_SUCH_SCRIPT,
+                        ScriptOutputType.INTEGER, new String[0]))),
+                failingAsNode(commandOrder.send(() -> commands.<Long>eval(CommandCheck.RETURNS_ONLY,
+                        ScriptOutputType.INTEGER, new String[0]))),
+                withWait ? failingAsNode(commandOrder.send(() -> commands.waitForReplication(0, 1))) : null);
+    }
+
+    /**
+     * CONFIG GET of the given parameters, for {@link PersistenceCheck}; fails where the server
+     * refuses CONFIG (managed Redis, ACLs) or before the first connect.
+     */
+    public CompletableFuture<Map<String, String>> configGet(String... parameters) {
+        RedisAsyncCommands<String, String> commands = this.commands;
+        if (commands == null) {
+            return CompletableFuture.failedFuture(notConnected);
+        }
+        return commandOrder.send(() -> commands.configGet(parameters));
+    }
+
+    @Override
+    public CompletableFuture<List<String>> scan(String pattern) {
+        if (commands == null) {
+            return CompletableFuture.failedFuture(notConnected);
+        }
+        NodeFailure sameServer = this.sameServer;
+        if (sameServer != null) {
+            return CompletableFuture.failedFuture(sameServer);
+        }
+        return failingAsNode(KeyScan.all(commands, pattern));
+    }
+
+    @Override
+    public CompletableFuture<Long> subscriberCount(String channel) {
+        RedisAsyncCommands<String, String> commands = this.commands;
+        if (commands == null) {
+            return CompletableFuture.failedFuture(notConnected);
+        }
+        return failingAsNode(commands.pubsubNumsub(channel).toCompletableFuture()
+                .thenApply(counts -> counts.getOrDefault(channel, 0L)));
+    }
+
+    @Override
+    public CompletableFuture<Void> subscribe(String channel) {
+        StatefulRedisPubSubConnection<String, String> pubSub = this.pubSub;
+        if (pubSub == null) {
+            return CompletableFuture.failedFuture(notConnected);
+        }
+        return failingAsNode(pubSubOrder.send(() -> pubSub.async().subscribe(channel)));
+    }
+
+    @Override
+    public CompletableFuture<Void> unsubscribe(String channel) {
+        StatefulRedisPubSubConnection<String, String> pubSub = this.pubSub;
+        if (pubSub == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return failingAsNode(pubSubOrder.send(() -> pubSub.async().unsubscribe(channel)));
+    }
+
+    @Override
+    public void setListener(Listener listener) {
+        this.listener = listener;
+    }
+
+    @Override
+    public boolean isConnected() {
+        StatefulRedisConnection<String, String> connection = this.connection;
+        return connection != null && connection.isOpen();
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            if (sentinelFollower != null) {
+                sentinelFollower.close();
+            }
+            if (pubSub != null) {
+                pubSub.close();
+            }
+            if (connection != null) {
+                connection.close();
+            }
+        } finally {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+        }
+    }
+
+    /** The same future, failing with a {@link NodeFailure} instead of the client library's exception. */
+    private <T> CompletableFuture<T> failingAsNode(CompletableFuture<T> future) {
+        return LettuceErrors.failingAsNode(future, address, commandTimeoutMs, this::isConnected);
+    }
+
+    /** Tells the listener of every pub/sub connect after the first one. */
+    private final class ReconnectWatcher implements RedisConnectionStateListener {
+        private final AtomicBoolean disconnectedOnce = new AtomicBoolean();
+
+        @Override
+        public void onRedisDisconnected(RedisChannelHandler<?, ?> handler) {
+            disconnectedOnce.set(true);
+        }
+
+        @Override
+        public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress socketAddress) {
+            if (disconnectedOnce.get()) {
+                listener.onReconnected();
+            }
+        }
+    }
+}

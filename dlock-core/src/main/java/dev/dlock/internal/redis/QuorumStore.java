@@ -1,0 +1,376 @@
+package dev.dlock.internal.redis;
+
+import dev.dlock.LockBackendException;
+import dev.dlock.LockHolder;
+import dev.dlock.internal.settings.Settings;
+import dev.dlock.internal.settings.Ticker;
+import dev.dlock.internal.store.AcquireReply;
+import dev.dlock.internal.store.AcquireRequest;
+import dev.dlock.internal.store.ClientRecordEntry;
+import dev.dlock.internal.store.HeldLock;
+import dev.dlock.internal.store.LockHolds;
+import dev.dlock.internal.store.LockKind;
+import dev.dlock.internal.store.LockState;
+import dev.dlock.internal.store.LockStore;
+import dev.dlock.internal.store.LockTarget;
+import dev.dlock.internal.store.Renewal;
+import dev.dlock.internal.store.WakeUpSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * Redlock: a lock over N independent Redis masters, held when a majority (N/2+1) granted it
+ * within the lease. Every operation goes to all nodes in parallel and is decided by
+ * {@link Quorum}'s one rule. The validity of a grant is lease − time spent acquiring − drift
+ * (lease × 1% + 2 ms), measured from the attempt's start.
+ *
+ * <p>Fencing tokens: each node proposes max(its hash's token + 1, its token floor + 1, its TIME in
+ * µs); the hold's token is the maximum over the granting nodes. On release every node raises its
+ * token floor (one key per node, not per lock, expiring after the settings' token floor TTL) to
+ * that token, so a later majority, which shares a node with this one, proposes above it.
+ * docs/design.md says what this relies on. The floor's lifetime and the least per-node timeout
+ * come from the client's {@link Settings}.
+ */
+public final class QuorumStore implements LockStore {
+
+    private static final Function<List<?>, Quorum.Vote> GRANTED =
+            reply -> Replies.acquire(reply, 0) instanceof AcquireReply.Granted ? Quorum.Vote.YES : Quorum.Vote.NO;
+    private static final Function<Long, Quorum.Vote> RELEASED = reply -> reply >= 0 ? Quorum.Vote.YES : Quorum.Vote.NO;
+    private static final Function<Long, Quorum.Vote> WAS_HELD = reply -> reply == 1 ? Quorum.Vote.YES : Quorum.Vote.NO;
+
+    private final List<RedisNode> nodes;
+    private final int quorum;
+    private final Settings settings;
+    private final Ticker ticker;
+    private final KindScripts.Floor floor;
+
+    private final RedisRecords records;
+    private final RedisWakeUps wakeUps;
+    private final Runnable afterClose;
+
+    /** @param ticker the clock of grant validities */
+    public QuorumStore(List<RedisNode> nodes, Settings settings, Ticker ticker) {
+        this(nodes, settings, ticker, () -> { });
+    }
+
+    /** @param afterClose run after the nodes are closed (the connections' resources go) */
+    public QuorumStore(List<RedisNode> nodes, Settings settings, Ticker ticker, Runnable afterClose) {
+        this.nodes = List.copyOf(nodes);
+        this.afterClose = afterClose;
+        this.records = new RedisRecords(settings.keyPrefix());
+        this.wakeUps = new RedisWakeUps(this.nodes, settings.commandTimeout().toMillis());
+        this.quorum = Settings.quorumOf(nodes.size());
+        this.settings = settings;
+        this.ticker = ticker;
+        this.floor = new KindScripts.Floor(settings.keyPrefix() + "token-floor",
+                Long.toString(settings.tokenFloorTtl().toMillis()));
+    }
+
+    /** Per-node timeout for a lease: see {@link Settings#redlockNodeTimeoutMs}. */
+    public long nodeTimeoutMs(long leaseMs) {
+        return settings.redlockNodeTimeoutMs(leaseMs);
+    }
+
+    /** Timeout of calls that are not tied to a lease (release, inspect, ...). */
+    private long operationTimeoutMs() {
+        return settings.redlockOperationTimeoutMs();
+    }
+
+    @Override
+    public WakeUpSource wakeUps() {
+        return wakeUps;
+    }
+
+    @Override
+    public boolean isQuorum() {
+        return true;
+    }
+
+    @Override
+    public String describe() {
+        return "Redlock over " + nodes.stream().map(RedisNode::address).toList();
+    }
+
+    @Override
+    public long validUntilNanos(long startNanos, long leaseMs) {
+        return startNanos + TimeUnit.MILLISECONDS.toNanos(leaseMs - Settings.driftMs(leaseMs));
+    }
+
+    @Override
+    public CompletableFuture<AcquireReply> acquire(LockTarget target, LockKind kind, AcquireRequest request) {
+        long startNanos = ticker.nanoTime();
+        ScriptCall call = KindScripts.acquire(kind, target, request, floor);
+        return Quorum.<List<?>>call(nodes, nodeTimeoutMs(request.leaseMs()), node -> call.on(node).thenApply(reply -> (List<?>) reply),
+                Quorum.Settle.AT_VERDICT, GRANTED)
+                .thenApply(votes -> decideAcquire(votes, target, kind, request, startNanos));
+    }
+
+    private AcquireReply decideAcquire(Quorum.Votes<List<?>> votes, LockTarget target, LockKind kind,
+                                       AcquireRequest request, long startNanos) {
+        long token = 0;
+        int holdCount = 0;
+        long retryAfterMs = Long.MAX_VALUE;
+        List<Long> tickets = new ArrayList<>();
+        AcquireReply.PermitsDiffer permitsDiffer = null;
+        for (int i = 0; i < votes.size(); i++) {
+            List<?> reply = votes.reply(i);
+            AcquireReply decoded = reply == null ? null : Replies.acquire(reply, 0);
+            if (decoded instanceof AcquireReply.Granted grant) {
+                token = Math.max(token, grant.token());
+                holdCount = Math.max(holdCount, grant.holdCount());
+            } else if (decoded instanceof AcquireReply.Busy busy) {
+                retryAfterMs = Math.min(retryAfterMs, Math.max(0, busy.retryAfterMs()));
+                if (busy.ticket() > 0) {
+                    tickets.add(busy.ticket());
+                }
+            } else if (decoded instanceof AcquireReply.PermitsDiffer differ) {
+                permitsDiffer = differ;
+            }
+        }
+        if (votes.verdict(GRANTED) == Quorum.Verdict.WON) {
+            long validUntil = validUntilNanos(startNanos, request.leaseMs());
+            boolean inTime = validUntil - ticker.nanoTime() > 0;
+            if (inTime && (!kind.grantsSlots()
+                    || PermitSlots.keepAgreed(votes, quorum, KindScripts.abandon(kind, target, request.owner(), floor, null)))) {
+                return new AcquireReply.Granted(token, holdCount, validUntil);
+            }
+            // granted too slowly to be of use, or a semaphore's permit on different slots: give it
+            // back and try again
+            abandonUnsettled(votes, target, kind, request, true);
+            return new AcquireReply.Busy(0, true, agreedTicket(request, tickets));
+        }
+        boolean reentry = request.reentry();
+        if (!reentry) {
+            abandonUnsettled(votes, target, kind, request, false);
+        }
+        if (permitsDiffer != null) {
+            return permitsDiffer;
+        }
+        if (votes.reachable() < quorum) {
+            throw votes.failed(target.name(), (reentry ? "re-entry" : "acquire") + " failed for lock '" + target.name()
+                    + "': no quorum reachable (need " + quorum + " of " + votes.size() + "): ",
+                    reentry ? "" : "; a best-effort release was sent to every node");
+        }
+        if (reentry) {
+            // with the re-entry flag a node refuses only when the caller no longer owns the lock there
+            return new AcquireReply.LostOnReentry();
+        }
+        return new AcquireReply.Busy(retryAfterMs == Long.MAX_VALUE ? 0 : retryAfterMs,
+                votes.count(GRANTED, Quorum.Vote.YES) > 0, agreedTicket(request, tickets));
+    }
+
+    /**
+     * A fair waiter's place, the same on every node: each node that queued it first proposed its
+     * own server time; the median of the proposals seen is kept and sent on every later attempt,
+     * so that all nodes order the waiters alike (different orders per node would let every waiter
+     * win a minority and no one a quorum, again and again).
+     */
+    private static long agreedTicket(AcquireRequest request, List<Long> tickets) {
+        if (request.ticket() > 0 || tickets.isEmpty()) {
+            return request.ticket();
+        }
+        tickets.sort(null);
+        return tickets.get(tickets.size() / 2);
+    }
+
+    /**
+     * Releases a failed attempt wherever it may have been granted: on nodes that granted, failed or
+     * have not answered yet (their grant may still come; the release queues behind it). A fair
+     * waiter that goes on waiting keeps its place there.
+     */
+    private void abandonUnsettled(Quorum.Votes<List<?>> votes, LockTarget target, LockKind kind, AcquireRequest request,
+                                  boolean everywhere) {
+        ScriptCall abandon = KindScripts.abandon(kind, target, request.owner(), floor, request.mayWait() ? request : null);
+        for (int i = 0; i < votes.size(); i++) {
+            List<?> reply = votes.reply(i);
+            boolean refused = reply != null && GRANTED.apply(reply) == Quorum.Vote.NO;
+            if (everywhere || !refused) {
+                abandon.on(votes.node(i)).exceptionally(error -> null);
+            }
+        }
+    }
+
+    @Override
+    public CompletableFuture<Long> release(LockTarget target, LockKind kind, String owner, long token) {
+        // Redlock's waiters are never queued: see Acquisition
+        ScriptCall call = KindScripts.release(kind, target, owner, token, floor, false);
+        return Quorum.<Long>call(nodes, operationTimeoutMs(), node -> call.on(node).thenApply(reply -> (Long) reply),
+                Quorum.Settle.AT_WIN_OR_LOSS, RELEASED).thenApply(votes -> {
+                    switch (votes.verdict(RELEASED)) {
+                        case WON:
+                            long holdsLeft = 0;
+                            for (int i = 0; i < votes.size(); i++) {
+                                Long reply = votes.reply(i);
+                                holdsLeft = Math.max(holdsLeft, reply == null ? 0 : reply);
+                            }
+                            return holdsLeft;
+                        case LOST:
+                            return -1L;
+                        default:
+                            throw votes.failed(target.name(), "release outcome unknown for lock '" + target.name() + "': "
+                                    + votes.count(RELEASED, Quorum.Vote.YES) + " of " + votes.size()
+                                    + " nodes released it, " + quorum + " needed; ", "");
+                    }
+                });
+    }
+
+    @Override
+    public CompletableFuture<Void> abandon(LockTarget target, LockKind kind, String owner) {
+        return everywhere(KindScripts.abandon(kind, target, owner, floor, null));
+    }
+
+    @Override
+    public CompletableFuture<Void> leave(LockTarget target, LockKind kind, String waiterId) {
+        ScriptCall leave = KindScripts.leave(kind, target, waiterId, floor);
+        return leave == null ? CompletableFuture.completedFuture(null) : everywhere(leave);
+    }
+
+    /** Best effort on every node, each bounded by the operation timeout; never fails. */
+    private CompletableFuture<Void> everywhere(ScriptCall call) {
+        return Quorum.<Object>call(nodes, operationTimeoutMs(), call::on, Quorum.Settle.ALL_ANSWERED, null)
+                .thenApply(votes -> null);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> forceRelease(LockTarget target) {
+        ScriptCall call = Scripts.forceRelease(target, floor);
+        return Quorum.<Long>call(nodes, operationTimeoutMs(), node -> call.on(node).thenApply(reply -> (Long) reply),
+                Quorum.Settle.ALL_ANSWERED, WAS_HELD).thenApply(votes -> {
+                    if (votes.reachable() == 0) {
+                        throw votes.failed(target.name(), "force release failed for lock '" + target.name()
+                                + "': no node answered: ", "");
+                    }
+                    // held means held by a quorum: a minority of copies (a grant that reached a node
+                    // after the quorum had decided, a node that lost its data) is freed too, but no
+                    // one held the lock through it
+                    return votes.verdict(WAS_HELD) == Quorum.Verdict.WON;
+                });
+    }
+
+    @Override
+    public CompletableFuture<Renewal[]> renew(List<HeldLock> holds, long leaseMs) {
+        return Quorum.<long[]>call(nodes, nodeTimeoutMs(leaseMs), node -> Replies.renewOn(node, holds, leaseMs),
+                Quorum.Settle.ALL_ANSWERED, null).thenApply(votes -> {
+                    Renewal[] outcome = new Renewal[holds.size()];
+                    for (int h = 0; h < outcome.length; h++) {
+                        int hold = h;
+                        Function<long[], Quorum.Vote> renewed = reply -> reply[hold] == 1 ? Quorum.Vote.YES : Quorum.Vote.NO;
+                        Quorum.Verdict verdict = votes.verdict(renewed);
+                        outcome[h] = verdict == Quorum.Verdict.WON ? Renewal.RENEWED
+                                : verdict == Quorum.Verdict.LOST ? Renewal.GONE : Renewal.UNKNOWN;
+                        if (outcome[h] == Renewal.RENEWED && votes.count(renewed, Quorum.Vote.YES) < votes.size()) {
+                            reassertWhereMissing(votes, h, holds.get(h), leaseMs);
+                        }
+                    }
+                    return outcome;
+                });
+    }
+
+    /**
+     * The hold is renewed on a quorum, so the caller holds the lock: put it back on nodes that
+     * came back without it, before anyone else can win them.
+     */
+    private void reassertWhereMissing(Quorum.Votes<long[]> votes, int holdIndex, HeldLock hold, long leaseMs) {
+        for (int i = 0; i < votes.size(); i++) {
+            long[] reply = votes.reply(i);
+            ScriptCall reassert = KindScripts.reassert(hold, leaseMs);
+            if (reply != null && reply[holdIndex] == 0 && reassert != null) {
+                reassert.on(votes.node(i)).exceptionally(error -> null);
+            }
+        }
+    }
+
+    @Override
+    public CompletableFuture<LockState> inspect(LockTarget target, LockKind kind) {
+        ScriptCall call = KindScripts.inspect(kind, target);
+        return Quorum.<LockState>call(nodes, operationTimeoutMs(),
+                node -> call.on(node).thenApply(reply -> Replies.state((List<?>) reply)),
+                Quorum.Settle.ALL_ANSWERED, null).thenApply(votes -> {
+                    if (votes.reachable() < quorum) {
+                        throw votes.failed(target.name(), "inspect failed for lock '" + target.name()
+                                + "': no quorum reachable: ", "");
+                    }
+                    List<LockState> states = new ArrayList<>();
+                    for (int i = 0; i < votes.size(); i++) {
+                        states.add(votes.reply(i));
+                    }
+                    return LockState.heldByQuorum(states, quorum);
+                });
+    }
+
+    @Override
+    public CompletableFuture<LockHolds> holds(LockTarget target) {
+        ScriptCall call = Scripts.inspectHolds(target);
+        return Quorum.<LockHolds>call(nodes, operationTimeoutMs(),
+                node -> call.on(node).thenApply(reply -> Replies.holds((List<?>) reply)),
+                Quorum.Settle.ALL_ANSWERED, null).thenApply(votes -> {
+                    if (votes.reachable() < quorum) {
+                        throw votes.failed(target.name(), "inspect failed for lock '" + target.name()
+                                + "': no quorum reachable: ", "");
+                    }
+                    List<LockHolds> nodeHolds = new ArrayList<>();
+                    for (int i = 0; i < votes.size(); i++) {
+                        nodeHolds.add(votes.reply(i));
+                    }
+                    return LockHolds.heldByQuorum(nodeHolds, quorum);
+                });
+    }
+
+    @Override
+    public CompletableFuture<Long> waitingCount(LockTarget target) {
+        return Quorum.<Long>call(nodes, operationTimeoutMs(), node -> node.subscriberCount(target.channel()),
+                Quorum.Settle.ALL_ANSWERED, null).thenApply(votes -> {
+                    long most = 0;
+                    for (int i = 0; i < votes.size(); i++) {
+                        Long count = votes.reply(i);
+                        most = Math.max(most, count == null ? 0 : count);
+                    }
+                    return most;
+                });
+    }
+
+    @Override
+    public CompletableFuture<Void> writeClientRecord(ClientRecordEntry entry) {
+        return records.write(nodes, entry);
+    }
+
+    @Override
+    public CompletableFuture<Void> dropClientRecord(String clientId) {
+        return records.drop(nodes, clientId);
+    }
+
+    @Override
+    public CompletableFuture<Optional<LockHolder>> readClientRecord(String clientId, String threadId) {
+        return records.read(nodes, clientId, threadId);
+    }
+
+    @Override
+    public CompletableFuture<List<String>> lockNames(String namePattern) {
+        String keyPattern = records.keyPattern(namePattern);
+        return Quorum.<List<String>>call(nodes, operationTimeoutMs(), node -> node.scan(keyPattern),
+                Quorum.Settle.ALL_ANSWERED, null).thenApply(votes -> {
+                    if (votes.reachable() == 0) {
+                        throw votes.failed(null, "list failed: no node answered: ", "");
+                    }
+                    TreeSet<String> keys = new TreeSet<>();
+                    for (int i = 0; i < votes.size(); i++) {
+                        List<String> found = votes.reply(i);
+                        if (found != null) {
+                            keys.addAll(found);
+                        }
+                    }
+                    return records.names(List.copyOf(keys));
+                });
+    }
+
+    @Override
+    public void close() {
+        nodes.forEach(RedisNode::close);
+        afterClose.run();
+    }
+}

@@ -1,0 +1,27 @@
+package dev.dlock.spring.web;
+
+import dev.dlock.spring.LockBusyException;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * In a Spring MVC or WebFlux application: {@link LockBusyExceptionHandler}, so that a busy lock
+ * answers {@code 409 Conflict} with its problem body and no advice of the application's is needed.
+ */
+@AutoConfiguration
+@ConditionalOnWebApplication
+public class DlockWebAutoConfiguration {
+
+    /**
+     * The handler of {@link LockBusyException}, after every advice of the application's.
+     *
+     * @return the handler
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public LockBusyExceptionHandler lockBusyExceptionHandler() {
+        return new LockBusyExceptionHandler();
+    }
+}
