@@ -23,6 +23,7 @@ final class ConnectWithin {
      * @param budget how long to keep trying; zero: once
      * @throws LockBackendException Redis stayed unreachable for the whole budget; says so, with
      *                              the last failure as cause
+     * @throws UsageException       Redis refused what no retry mends ({@link Refusals}): at once
      */
     static LockClient connect(Supplier<LockClient> build, Duration budget) {
         long start = System.nanoTime();
@@ -31,6 +32,9 @@ final class ConnectWithin {
             try {
                 return build.get();
             } catch (LockBackendException failure) {
+                if (Refusals.isPermanent(failure)) {
+                    throw new UsageException(failure.getMessage(), failure);
+                }
                 long leftMs = budget.toMillis() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
                 if (budget.isZero() || leftMs <= 0) {
                     if (budget.isZero()) {

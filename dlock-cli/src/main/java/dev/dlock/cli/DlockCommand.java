@@ -214,6 +214,19 @@ public final class DlockCommand implements Runnable {
     }
 
     /**
+     * Checks NAME before anything connects, so that a bad name is bad input at once.
+     *
+     * @throws UsageException the name is blank or too long
+     */
+    static String checkName(String name) {
+        try {
+            return LockClient.checkName(name);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("bad lock name: " + e.getMessage(), e);
+        }
+    }
+
+    /**
      * Builds the client; what the builder refuses on connecting (Redlock URLs that turn out to name
      * one server) is bad input.
      *

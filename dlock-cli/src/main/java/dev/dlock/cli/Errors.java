@@ -37,7 +37,8 @@ final class Errors implements IParameterExceptionHandler, IExecutionExceptionHan
         if (e instanceof UsageException || e instanceof LockBackendException) {
             err.println("dlock: " + firstLine(e.getMessage()));
             traceIfVerbose(e, err);
-            return e instanceof UsageException ? ExitCodes.USAGE : ExitCodes.REDIS_UNAVAILABLE;
+            boolean badInput = e instanceof UsageException || Refusals.isPermanent((LockBackendException) e);
+            return badInput ? ExitCodes.USAGE : ExitCodes.REDIS_UNAVAILABLE;
         }
         err.println("dlock: internal error, please report it: " + firstLine(String.valueOf(e))
                 + (verbose ? "" : " (--verbose shows the stack trace)"));

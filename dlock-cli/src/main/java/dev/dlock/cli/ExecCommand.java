@@ -141,6 +141,7 @@ public final class ExecCommand implements Callable<Integer> {
         wait = oneWait();
         checkDurations();
         ExecLock.check(permits, shared, exclusive, fair);
+        DlockCommand.checkName(name);
         PrintWriter err = spec.commandLine().getErr();
         long startNanos = System.nanoTime();
         try (LockClient client = ConnectWithin.connect(this::connect,

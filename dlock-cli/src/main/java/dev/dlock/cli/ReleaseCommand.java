@@ -37,13 +37,9 @@ public final class ReleaseCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
+        DlockCommand.checkName(name);
         try (LockClient client = dlock.connect(LockClient.DEFAULT_COMMAND_TIMEOUT)) {
-            DistributedLock lock;
-            try {
-                lock = client.getLock(name);
-            } catch (IllegalArgumentException e) {
-                throw new UsageException("bad lock name: " + e.getMessage(), e);
-            }
+            DistributedLock lock = client.getLock(name);
             LockInfo before = lock.info();
             if (!lock.forceUnlock()) {
                 out.println("lock '" + name + "' was not held");

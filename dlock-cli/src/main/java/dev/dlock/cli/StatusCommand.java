@@ -35,13 +35,9 @@ public final class StatusCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
+        DlockCommand.checkName(name);
         try (LockClient client = dlock.connect(LockClient.DEFAULT_COMMAND_TIMEOUT)) {
-            LockInfo info;
-            try {
-                info = client.getLock(name).info();
-            } catch (IllegalArgumentException e) {
-                throw new UsageException("bad lock name: " + e.getMessage(), e);
-            }
+            LockInfo info = client.getLock(name).info();
             out.print(json ? LockInfoView.toJson(LockInfoView.json(info)) + System.lineSeparator() : LockInfoView.text(info));
             out.flush();
             return ExitCodes.OK;

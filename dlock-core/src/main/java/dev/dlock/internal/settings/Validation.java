@@ -85,6 +85,9 @@ public final class Validation {
         return permits;
     }
 
+    /** The longest lock name, in characters: a name is part of every key and message of its lock. */
+    public static final int MAX_NAME_LENGTH = 1024;
+
     public static String lockName(String name) {
         if (name == null) {
             throw new IllegalArgumentException("lock name must not be null");
@@ -92,8 +95,8 @@ public final class Validation {
         if (name.isBlank()) {
             throw new IllegalArgumentException("lock name must not be blank, got '" + name + "'");
         }
-        if (name.length() > 1024) {
-            throw new IllegalArgumentException("lock name must be at most 1024 characters, got " + name.length()
+        if (name.length() > MAX_NAME_LENGTH) {
+            throw new IllegalArgumentException("lock name must be at most " + MAX_NAME_LENGTH + " characters, got " + name.length()
                     + " characters starting '" + name.substring(0, 32) + "...'");
         }
         return name;
