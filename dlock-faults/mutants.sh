@@ -9,7 +9,7 @@ jar=dlock-faults/target/dlock-faults.jar
 [ -f "$jar" ] || ./mvnw -B -q -pl dlock-faults -am package -DskipTests
 duration=${1:-3m}
 seed=${2:-7}
-src=dlock-core/src/main/java/dev/dlock/internal
+src=dlock-core/src/main/java
 failed_to_fail=0
 
 # mutant NAME FAULTS FILE FROM TO [FILE FROM TO ...]
@@ -20,7 +20,10 @@ mutant() {
   work=$(mktemp -d)
   mkdir -p "$work/src" "$work/classes"
   while [ $# -gt 0 ]; do
-    cp "$src/$1" "$work/src/$1"
+    local found
+    found=$(find "$src" -name "$1" | head -1)
+    [ -n "$found" ] || { echo "mutant $name: $1 not found under $src"; exit 2; }
+    cp "$found" "$work/src/$1"
     FROM=$2 TO=$3 perl -0pi -e '$n = s/\Q$ENV{FROM}\E/$ENV{TO}/g; die "no match\n" unless $n' "$work/src/$1" \
       || { echo "mutant $name: '$2' not found in $1"; exit 2; }
     shift 3

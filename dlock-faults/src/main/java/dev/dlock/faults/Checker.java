@@ -24,7 +24,9 @@ import java.util.stream.Collectors;
  * pause of its own process);</li>
  * <li><b>told</b>: a hold the resource refused (it had lost its lock) was told so by dlock
  * (whenLost / isValid / LockLostException at release), unless its process was killed or stopped
- * first (an API client's holds; a {@code dlock exec} command cannot be asked);</li>
+ * first (an API client's holds; a {@code dlock exec} command cannot be asked); and it was told in
+ * time: no write of it comes later than a lease after its successor registered (clients go on
+ * writing through refusals until dlock says the hold is gone);</li>
  * <li><b>leftovers</b>: nothing is left in the store after the clients stopped but documented
  * bookkeeping (reported to the checker by the campaign).</li>
  * </ol>
@@ -220,7 +222,37 @@ final class Checker {
         }
     }
 
+    /**
+     * A holder whose successor registered (a higher token) must hear of its loss within a lease: the
+     * watchdog renews every third of it, and a renewal that finds the lock gone tells the holder; a
+     * forced release is told at once on one Redis. A holder still writing later was never told.
+     */
+    private void toldInTime(List<Window> windows, List<Violation> violations) {
+        Map<String, List<Event>> registrations = new LinkedHashMap<>();
+        java.util.Set<Hold.Key> reported = new java.util.HashSet<>();
+        for (Event e : history) {
+            if (e.kind().equals("ACQ") && e.accepted()) {
+                registrations.computeIfAbsent(e.lock(), lock -> new ArrayList<>()).add(e);
+            }
+            if (!e.kind().equals("WRITE") || e.validForMs() < 0 || reported.contains(e.holdKey())) {
+                continue;
+            }
+            Event successor = registrations.getOrDefault(e.lock(), List.of()).stream()
+                    .filter(r -> r.token() > e.token()).findFirst().orElse(null);
+            boolean paused = windows.stream().anyMatch(w -> (w.kind().equals("client-stop") || w.kind().equals("partition"))
+                    && (w.target().equals(e.proc()) || w.kind().equals("partition")) && w.toMs() + leaseMs >= e.atMs()
+                    && w.fromMs() <= e.atMs());
+            if (successor != null && e.atMs() > successor.atMs() + leaseMs + OVERLAP_SLACK_MS && !paused) {
+                reported.add(e.holdKey());
+                violations.add(new Violation("told", e.atMs(), e.lock(), String.format(java.util.Locale.ROOT,
+                        "%s (token %d) still wrote %d ms after %s registered token %d: dlock never told it its lock was gone",
+                        e.proc(), e.token(), e.atMs() - successor.atMs(), successor.proc(), successor.token())));
+            }
+        }
+    }
+
     private void told(Map<Hold.Key, Hold> holds, List<Window> windows, List<Violation> violations) {
+        toldInTime(windows, violations);
         for (Hold hold : holds.values()) {
             if (!hold.wasRefused() || hold.wasTold()) {
                 continue;
