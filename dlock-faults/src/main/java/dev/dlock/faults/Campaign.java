@@ -198,23 +198,12 @@ public final class Campaign {
              Workers workers = new Workers(dir, "127.0.0.1", resource.port())) {
             List<String> locks = List.of("sen-a", "sen-b");
             startClients(workers, "sen", "redis", group.sentinelUri(), List.of("--redis", group.sentinelUri()), locks, false);
-            boolean[] failedOver = {false};
             List<String> kinds = applicable(List.of("client-kill", "client-stop", "sentinel-failover"));
-            schedule(phaseMs, locks, kinds, kind -> {
-                if (kind.equals("sentinel-failover")) {
-                    if (failedOver[0]) {
-                        return;
-                    }
-                    failedOver[0] = true;
-                    RedisServer master = group.master();
-                    fault(kind, "master :" + master.port(), () -> {
-                        master.kill();
-                        group.awaitFailover(Duration.ofSeconds(60));
-                    });
-                } else {
-                    inject(kind, workers, null, null, locks, "sen");
-                }
-            });
+            RedisServer master = group.master();
+            schedule(phaseMs, locks, kinds, failoverOnce("sentinel-failover", "master :" + master.port(), () -> {
+                master.kill();
+                group.awaitFailover(Duration.ofSeconds(60));
+            }, kind -> inject(kind, workers, null, null, locks, "sen")));
             stopAndCheckLeftovers(workers, List.of(group.master()));
         }
     }
@@ -225,22 +214,26 @@ public final class Campaign {
             List<String> locks = List.of("clu-a", "clu-b", "clu-c");
             String uris = String.join(",", group.uris());
             startClients(workers, "clu", "cluster", uris, List.of("--cluster", uris), locks, false);
-            boolean[] failedOver = {false};
             List<String> kinds = applicable(List.of("client-kill", "client-stop", "cluster-failover"));
-            schedule(phaseMs, locks, kinds, kind -> {
-                if (kind.equals("cluster-failover")) {
-                    if (failedOver[0]) {
-                        return;
-                    }
-                    failedOver[0] = true;
-                    RedisServer master = group.masterOf("dlock:{" + locks.get(0) + "}");
-                    fault(kind, "master :" + master.port(), () -> group.killMasterAndAwaitPromotion(master, Duration.ofSeconds(60)));
-                } else {
-                    inject(kind, workers, null, null, locks, "clu");
-                }
-            });
+            RedisServer master = group.masterOf("dlock:{" + locks.get(0) + "}");
+            schedule(phaseMs, locks, kinds, failoverOnce("cluster-failover", "master :" + master.port(),
+                    () -> group.killMasterAndAwaitPromotion(master, Duration.ofSeconds(60)),
+                    kind -> inject(kind, workers, null, null, locks, "clu")));
             stopAndCheckLeftovers(workers, group.masters());
         }
+    }
+
+    /** Injects the phase's failover the first time it is drawn (the group has one replica to promote), other kinds by {@code others}. */
+    private Injector failoverOnce(String failover, String target, Action action, Injector others) {
+        boolean[] done = {false};
+        return kind -> {
+            if (!kind.equals(failover)) {
+                others.inject(kind);
+            } else if (!done[0]) {
+                done[0] = true;
+                fault(kind, target, action);
+            }
+        };
     }
 
     private void startClients(Workers workers, String phase, String topology, String uris, List<String> cliTopology,
