@@ -95,6 +95,7 @@ public final class Campaign {
     private final Map<String, Integer> injected = new LinkedHashMap<>();
     private Optional<NetworkPartition> partition = Optional.empty();
     private int stops;
+    private final List<Workers> openWorkers = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private Campaign(Options options) {
         this.options = options;
@@ -130,12 +131,29 @@ public final class Campaign {
 
     static Result run(Options options) throws Exception {
         Campaign campaign = new Campaign(options);
+        // a campaign stopped by a signal leaves no client running and no namespace behind
+        Thread cleanUp = new Thread(campaign::cleanUp, "dlock-faults-cleanup");
+        Runtime.getRuntime().addShutdownHook(cleanUp);
         try {
             return campaign.runPhases();
         } finally {
-            campaign.resource.close();
-            campaign.partition.ifPresent(NetworkPartition::close);
+            campaign.cleanUp();
+            Runtime.getRuntime().removeShutdownHook(cleanUp);
         }
+    }
+
+    private synchronized void cleanUp() {
+        openWorkers.forEach(Workers::close);
+        openWorkers.clear();
+        resource.close();
+        partition.ifPresent(NetworkPartition::close);
+        partition = Optional.empty();
+    }
+
+    private Workers workers() {
+        Workers workers = new Workers(dir, "127.0.0.1", resource.port());
+        openWorkers.add(workers);
+        return workers;
     }
 
     private Result runPhases() throws Exception {
@@ -180,7 +198,7 @@ public final class Campaign {
         List<String> bind = new ArrayList<>(List.of("--appendonly", "yes", "--appendfsync", "always"));
         partition.ifPresent(p -> bind.addAll(List.of("--bind", "127.0.0.1 " + p.redisHostAddress, "--protected-mode", "no")));
         try (RedisServer redis = RedisServer.start(bind.toArray(String[]::new));
-             Workers workers = new Workers(dir, "127.0.0.1", resource.port());
+             Workers workers = workers();
              LockClient operator = LockClient.builder().redisUri(redis.uri()).build()) {
             List<String> locks = List.of("one-a", "one-b");
             startClients(workers, "one", "redis", redis.uri(), List.of("--redis", redis.uri()), locks, true);
@@ -195,7 +213,7 @@ public final class Campaign {
 
     private void sentinel(long phaseMs) throws Exception {
         try (RedisSentinelGroup group = RedisSentinelGroup.start("faults");
-             Workers workers = new Workers(dir, "127.0.0.1", resource.port())) {
+             Workers workers = workers()) {
             List<String> locks = List.of("sen-a", "sen-b");
             startClients(workers, "sen", "redis", group.sentinelUri(), List.of("--redis", group.sentinelUri()), locks, false);
             List<String> kinds = applicable(List.of("client-kill", "client-stop", "sentinel-failover"));
@@ -210,7 +228,7 @@ public final class Campaign {
 
     private void cluster(long phaseMs) throws Exception {
         try (RedisClusterGroup group = RedisClusterGroup.start();
-             Workers workers = new Workers(dir, "127.0.0.1", resource.port())) {
+             Workers workers = workers()) {
             List<String> locks = List.of("clu-a", "clu-b", "clu-c");
             String uris = String.join(",", group.uris());
             startClients(workers, "clu", "cluster", uris, List.of("--cluster", uris), locks, false);

@@ -130,6 +130,25 @@ final class Checker {
         return windows;
     }
 
+    /**
+     * Until when a hold believed it held its lock ({@link Hold#beliefEndMs()}), leaving out the claims
+     * that reached the resource during, or just after, a stop of its own process: such a claim was
+     * measured before the stop, and what the holder sent then is the classic pause between a check
+     * and an act, which only the fence can catch (and the resource refuses it).
+     */
+    private long beliefEndMs(Hold hold, List<Window> windows) {
+        List<Window> stops = windows.stream().filter(w -> w.kind().equals("client-stop") && w.target().equals(hold.key.proc()))
+                .toList();
+        Hold fresh = new Hold(hold.key);
+        for (Event e : hold.events) {
+            boolean stale = e.validForMs() >= 0 && stops.stream()
+                    .anyMatch(w -> e.atMs() >= w.fromMs() && e.atMs() <= w.toMs() + OVERLAP_SLACK_MS);
+            fresh.events.add(stale ? new Event(e.atMs(), e.proc(), e.kind(), e.lock(), e.token(), 0, e.accepted(),
+                    e.value(), e.detail()) : e);
+        }
+        return fresh.beliefEndMs();
+    }
+
     private void exclusion(Map<Hold.Key, Hold> holds, List<Window> windows, List<Violation> violations,
                            List<Violation> documented) {
         Map<String, List<Hold>> byLock = holds.values().stream().filter(Hold::hasAcceptedWrite)
@@ -140,11 +159,12 @@ final class Checker {
                 for (int j = i + 1; j < sameLock.size(); j++) {
                     Hold a = sameLock.get(i);
                     Hold b = sameLock.get(j);
-                    if (b.startMs() >= a.beliefEndMs() - OVERLAP_SLACK_MS) {
+                    long aEnd = beliefEndMs(a, windows);
+                    if (b.startMs() >= aEnd - OVERLAP_SLACK_MS) {
                         continue;
                     }
                     long from = b.startMs();
-                    long to = Math.min(a.beliefEndMs(), b.beliefEndMs());
+                    long to = Math.min(aEnd, beliefEndMs(b, windows));
                     Violation v = new Violation("exclusion", from, a.key.lock(), String.format(java.util.Locale.ROOT,
                             "%s (token %d) and %s (token %d) both believed they held '%s' for %d ms, and both had writes accepted",
                             a.key.proc(), a.key.token(), b.key.proc(), b.key.token(), a.key.lock(), to - from));
