@@ -336,7 +336,9 @@ public final class Campaign {
                 List<Workers.Worker> api = workers.running().stream().filter(w -> w.kind().equals("api")).toList();
                 // in turn, so that every API client (the skewed clocks' too) is stopped in a long enough phase
                 Workers.Worker victim = api.get(stops++ % api.size());
-                long stopMs = LEASE_MS * 3 / 2 + random.nextInt((int) LEASE_MS);
+                // past the lease, by little or by much: a little past it is where a client that misjudges
+                // the time (the half-speed clock of the skewed client, were leases judged on it) still believes
+                long stopMs = LEASE_MS * 6 / 5 + random.nextInt((int) (LEASE_MS * 4 / 5));
                 fault(kind, victim.proc(), () -> {
                     Workers.signal(victim.process().pid(), "STOP");
                     Thread.sleep(stopMs);
@@ -462,6 +464,8 @@ public final class Campaign {
         out.append(String.format(Locale.ROOT, "%nproperties: %s%n", verdict.passed() ? "all held"
                 : verdict.violations().size() + " violations: " + verdict.violations().stream()
                 .collect(Collectors.groupingBy(Checker.Violation::property, LinkedHashMap::new, Collectors.counting()))));
+        out.append(String.format(Locale.ROOT, "documented overlaps %d%s%n", verdict.documented().size(), verdict.documented().stream()
+                .map(v -> String.format(Locale.ROOT, "%n  at %.3f s: %s", v.atMs() / 1000.0, v.message())).collect(Collectors.joining())));
         out.append(String.format(Locale.ROOT, "accepted writes %d, counters %s%n", accepted.size(), resource.counters().entrySet().stream()
                 .map(e -> e.getKey() + "=" + e.getValue()[0] + "/" + e.getValue()[1]).sorted().toList()));
         return out.toString();
