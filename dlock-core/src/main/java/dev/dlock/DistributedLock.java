@@ -8,7 +8,7 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 
 /**
- * A reentrant lock shared by every process that uses the same Redis, key prefix and name: the
+ * A reentrant lock shared by every process that uses the same store, key prefix and name: the
  * plain lock ({@link LockClient#getLock(String)}), the fair lock ({@link LockClient#getFairLock(String)}),
  * either side of a read-write lock ({@link DistributedReadWriteLock}) and a multi-lock over several
  * names ({@link LockClient#getMultiLock(String...)}) all have this interface and everything below;
@@ -20,7 +20,7 @@ import java.util.concurrent.locks.Lock;
  * threads use the handle API ({@link #acquireAsync()}, {@link #tryAcquireAsync(Duration)}).
  *
  * <h2>Leases</h2>
- * Every hold has a lease after which Redis frees the lock by itself, so a crashed holder cannot
+ * Every hold has a lease after which the store frees the lock by itself, so a crashed holder cannot
  * block others forever. Without an explicit lease the client's watchdog lease applies (default
  * 30 s) and is renewed every third of it while the holder's process lives. An explicit lease is
  * never renewed. A hold that outlives its lease is lost.
@@ -28,14 +28,14 @@ import java.util.concurrent.locks.Lock;
  * <h2>After a loss</h2>
  * A hold is known lost once this client has seen it end: its lease ran out on this client's clock
  * (an explicit lease's end, or a watchdog lease no renewal reached in time), a renewal, re-entry
- * or release found it gone or someone else's, or Redis told the client that it was force-released.
+ * or release found it gone or someone else's, or the store told the client that it was force-released.
  * From then on, for the thread that held it:
  * <ul>
  *   <li>{@link #isHeldByCurrentThread()} is false and {@link #getHoldCount()} is 0;
  *   <li>{@link LockListener}s and {@link LockHandle#whenLost()} are told, once;
  *   <li>the first {@link #unlock()} throws {@link LockLostException} and lets go of the lost hold
  *       with all its re-entries; a further {@code unlock()} throws IllegalMonitorStateException as
- *       for any lock not held. Redis is not touched: the lock may be someone else's by now;
+ *       for any lock not held. The store is not touched: the lock may be someone else's by now;
  *   <li>{@link #lock()}, {@link #tryLock()} and the other acquires let go of the lost hold (its
  *       {@code unlock} is then no longer owed) and acquire afresh, as if it had never been held;
  *   <li>{@link #fencingToken()} still returns the lost hold's token until then, which a fenced
@@ -44,22 +44,22 @@ import java.util.concurrent.locks.Lock;
  * So every usual idiom leaves the thread able to lock the name again: {@code try/finally unlock()}
  * (the unlock throws LockLostException once), {@code if (isHeldByCurrentThread()) unlock()}
  * (skips the unlock), and no unlock at all. A re-entry ({@code lock()} while holding) that finds
- * the hold gone in Redis throws LockLostException; the hold is then known lost as above.
+ * the hold gone in the store throws LockLostException; the hold is then known lost as above.
  *
  * <h2>Waiting</h2>
  * Waiters are woken by a pub/sub message when the lock is released, and retry at the latest when
  * the holder's lease ends, so a lost message costs at most one lease. Nothing polls, except that
  * queued waiters (a fair lock's, a waiting writer, a plain lock's on one Redis) also ask every
- * third of the {@linkplain LockClientBuilder#waiterTimeout(Duration) waiter timeout}, so that Redis
+ * third of the {@linkplain LockClientBuilder#waiterTimeout(Duration) waiter timeout}, so that the store
  * knows they still live and keeps their place.
  *
  * <h2>Failures</h2>
- * "The lock is busy" is {@code false}; "Redis did not answer" is {@link LockBackendException}.
- * An acquire that may wait rides through Redis outages (connection lost, timeouts, a restart):
+ * "The lock is busy" is {@code false}; "the store did not answer" is {@link LockBackendException}.
+ * An acquire that may wait rides through store outages (connection lost, timeouts, a restart):
  * it keeps trying until it is granted or its wait ends — without a wait ({@link #lock()},
  * {@link #lockInterruptibly()}, {@link #acquireAsync()}) until the client's
  * {@linkplain LockClientBuilder#outageTolerance(Duration) outage tolerance} (30 s) of unbroken
- * failure ends — and only then throws LockBackendException, saying for how long Redis failed, with
+ * failure ends — and only then throws LockBackendException, saying for how long the store failed, with
  * the last failure as cause. {@link #tryLock()} makes one attempt and throws at once. When an
  * attempt times out its outcome is unknown: dlock sends a best-effort release before trying
  * again or throwing, so nothing stays held by a caller who was told it failed.
@@ -77,8 +77,8 @@ public interface DistributedLock extends Lock {
      * Acquires, waiting without bound, with the watchdog lease. Interrupts do not stop the wait;
      * the interrupt flag is set again when this returns.
      *
-     * @throws LockLostException      a re-entry found the hold gone in Redis (see "After a loss")
-     * @throws LockBackendException   Redis kept failing for the whole outage tolerance; nothing is left held
+     * @throws LockLostException      a re-entry found the hold gone in the store (see "After a loss")
+     * @throws LockBackendException   the store kept failing for the whole outage tolerance; nothing is left held
      * @throws IllegalStateException  the client is closed
      */
     @Override
@@ -91,18 +91,18 @@ public interface DistributedLock extends Lock {
      *              {@link LockClient#MAX_LEASE}
      * @throws IllegalArgumentException the lease is null, not positive or too long
      * @throws LockLostException        on re-entry into a hold that was lost
-     * @throws LockBackendException     Redis did not answer; nothing is left held
+     * @throws LockBackendException     the store did not answer; nothing is left held
      * @throws IllegalStateException    the client is closed
      */
     void lock(Duration lease);
 
     /**
      * Acquires like {@link #lock()} but stops waiting when interrupted; then nothing is left held
-     * in Redis and the InterruptedException is thrown.
+     * in the store and the InterruptedException is thrown.
      *
      * @throws InterruptedException   interrupted before or while waiting
      * @throws LockLostException      on re-entry into a hold that was lost
-     * @throws LockBackendException   Redis did not answer; nothing is left held
+     * @throws LockBackendException   the store did not answer; nothing is left held
      * @throws IllegalStateException  the client is closed
      */
     @Override
@@ -112,7 +112,7 @@ public interface DistributedLock extends Lock {
      * One attempt without waiting, with the watchdog lease.
      *
      * @return {@code true} when acquired, {@code false} when held elsewhere
-     * @throws LockBackendException   Redis did not answer; nothing is left held
+     * @throws LockBackendException   the store did not answer; nothing is left held
      * @throws IllegalStateException  the client is closed
      */
     @Override
@@ -126,7 +126,7 @@ public interface DistributedLock extends Lock {
      * @return {@code true} when acquired, {@code false} when the wait ended before the lock was free
      * @throws InterruptedException     interrupted while waiting; nothing is left held
      * @throws IllegalArgumentException the wait exceeds {@link LockClient#MAX_WAIT}
-     * @throws LockBackendException     Redis was still failing when the wait ended; nothing is left held
+     * @throws LockBackendException     the store was still failing when the wait ended; nothing is left held
      * @throws IllegalStateException    the client is closed
      */
     @Override
@@ -140,7 +140,7 @@ public interface DistributedLock extends Lock {
      * @return {@code true} when acquired, {@code false} when the wait ended before the lock was free
      * @throws InterruptedException     interrupted while waiting; nothing is left held
      * @throws IllegalArgumentException the wait or lease is null or out of range
-     * @throws LockBackendException     Redis did not answer; nothing is left held
+     * @throws LockBackendException     the store did not answer; nothing is left held
      * @throws IllegalStateException    the client is closed
      */
     boolean tryLock(Duration wait, Duration lease) throws InterruptedException;
@@ -151,14 +151,14 @@ public interface DistributedLock extends Lock {
      * @throws LockLostException             the hold is known lost (once; see "After a loss"), or the
      *                                       release found it lost; the current owner is untouched
      * @throws IllegalMonitorStateException  the current thread does not hold the lock
-     * @throws LockBackendException          Redis did not answer; the lease will expire by itself
+     * @throws LockBackendException          the store did not answer; the lease will expire by itself
      */
     @Override
     void unlock();
 
     /**
      * Releases one hold of the current thread; the last one keeps the lock held until it has been
-     * held for {@code holdAtLeast}: given back earlier, the lock stays held in Redis for what is left
+     * held for {@code holdAtLeast}: given back earlier, the lock stays held in the store for what is left
      * of that time (its lease is set to it, and no longer renewed), then frees itself, and no one
      * takes it meanwhile, this thread included. Given back later, the same as {@link #unlock()}. The
      * time counts from when the outermost acquire returned, so the lock is held at least that long.
@@ -170,7 +170,7 @@ public interface DistributedLock extends Lock {
      * @throws IllegalArgumentException      the duration is null, negative or too long; nothing is released
      * @throws LockLostException             as for {@link #unlock()}
      * @throws IllegalMonitorStateException  the current thread does not hold the lock
-     * @throws LockBackendException          Redis did not answer (over Redlock: no quorum); the hold
+     * @throws LockBackendException          the store did not answer (over Redlock: no quorum); the hold
      *                                       stays until its lease ends
      */
     void unlockHoldingAtLeast(Duration holdAtLeast);
@@ -191,27 +191,27 @@ public interface DistributedLock extends Lock {
      * Over Redlock every node's copy is deleted.
      *
      * @return true when the lock was held (over Redlock: on a quorum of the nodes)
-     * @throws LockBackendException Redis did not answer (over Redlock: not a quorum of the nodes)
+     * @throws LockBackendException the store did not answer (over Redlock: not a quorum of the nodes)
      */
     boolean forceUnlock();
 
     /**
-     * Whether anyone holds the lock now. One round trip to Redis.
+     * Whether anyone holds the lock now. One round trip to the store.
      *
      * @return {@code true} when some client holds it
-     * @throws LockBackendException Redis did not answer
+     * @throws LockBackendException the store did not answer
      */
     boolean isLocked();
 
     /**
-     * Whether the current thread holds the lock and it is not known to be lost. No Redis call.
+     * Whether the current thread holds the lock and it is not known to be lost. No store call.
      *
      * @return {@code true} when the current thread holds it
      */
     boolean isHeldByCurrentThread();
 
     /**
-     * The current thread's holds. No Redis call.
+     * The current thread's holds. No store call.
      *
      * @return how many times the current thread holds the lock; 0 when it does not or its hold is
      *         known to be lost (as {@link #isHeldByCurrentThread()})
@@ -219,16 +219,16 @@ public interface DistributedLock extends Lock {
     int getHoldCount();
 
     /**
-     * The lease left on the lock, whoever holds it. One round trip to Redis.
+     * The lease left on the lock, whoever holds it. One round trip to the store.
      *
      * @return the time left; {@link Duration#ZERO} when the lock is free
-     * @throws LockBackendException Redis did not answer
+     * @throws LockBackendException the store did not answer
      */
     Duration remainingLease();
 
     /**
      * The fencing token of the current thread's hold; after a loss, the lost hold's until the thread
-     * unlocks or locks again. No Redis call.
+     * unlocks or locks again. No store call.
      *
      * @return the token, greater than every token handed out before for this name
      * @throws IllegalMonitorStateException the current thread does not hold the lock
@@ -236,10 +236,10 @@ public interface DistributedLock extends Lock {
     long fencingToken();
 
     /**
-     * The lock's state in Redis: holder, hold count, lease left, token. One round trip.
+     * The lock's state in the store: holder, hold count, lease left, token. One round trip.
      *
      * @return a snapshot of the lock
-     * @throws LockBackendException Redis did not answer
+     * @throws LockBackendException the store did not answer
      */
     LockInfo info();
 
@@ -247,7 +247,7 @@ public interface DistributedLock extends Lock {
      * Waits without bound for a hold with the watchdog lease, owned by the returned handle.
      *
      * @return completes with the handle; completes exceptionally with {@link LockBackendException}
-     *         when Redis does not answer
+     *         when the store does not answer
      * @throws IllegalStateException the client is closed
      */
     CompletableFuture<LockHandle> acquireAsync();
@@ -257,7 +257,7 @@ public interface DistributedLock extends Lock {
      *
      * @param lease positive, at most {@link LockClient#MAX_LEASE}
      * @return completes with the handle; completes exceptionally with {@link LockBackendException}
-     *         when Redis does not answer
+     *         when the store does not answer
      * @throws IllegalArgumentException the lease is null, not positive or too long
      * @throws IllegalStateException    the client is closed
      */
@@ -268,7 +268,7 @@ public interface DistributedLock extends Lock {
      *
      * @param wait zero for one attempt; at most {@link LockClient#MAX_WAIT}
      * @return completes with the handle, or empty when {@code wait} ends first; completes
-     *         exceptionally with {@link LockBackendException} when Redis does not answer
+     *         exceptionally with {@link LockBackendException} when the store does not answer
      * @throws IllegalArgumentException the wait is null or out of range
      * @throws IllegalStateException    the client is closed
      */
@@ -281,7 +281,7 @@ public interface DistributedLock extends Lock {
      * @param wait  zero for one attempt; at most {@link LockClient#MAX_WAIT}
      * @param lease positive, at most {@link LockClient#MAX_LEASE}
      * @return completes with the handle, or empty when {@code wait} ends first; completes
-     *         exceptionally with {@link LockBackendException} when Redis does not answer
+     *         exceptionally with {@link LockBackendException} when the store does not answer
      * @throws IllegalArgumentException the wait or lease is null or out of range
      * @throws IllegalStateException    the client is closed
      */

@@ -3,7 +3,7 @@ package dev.dlock;
 import java.util.concurrent.locks.ReadWriteLock;
 
 /**
- * A pair of locks of one name shared by every process on the same Redis (or Redlock nodes) and
+ * A pair of locks of one name shared by every process on the same store (Redis, Redlock nodes, memory, PostgreSQL) and
  * key prefix: many readers at a time, or one writer. Both sides are {@link DistributedLock}s with
  * the same leases, watchdog, pub/sub waiting, fencing tokens, handles and {@code info()} as the
  * reentrant lock.
@@ -20,12 +20,12 @@ import java.util.concurrent.locks.ReadWriteLock;
  * Both sides are reentrant per thread. A thread holding the write lock may take the read lock
  * (downgrade): after it unlocks the write lock it keeps reading, and other readers may join. A
  * thread holding only the read lock that asks for the write lock gets an
- * {@link IllegalMonitorStateException} at once, without a call to Redis: the upgrade would wait
+ * {@link IllegalMonitorStateException} at once, without a call to the store: the upgrade would wait
  * for its own read hold forever. Handles ({@link DistributedLock#acquireAsync()}) are not
  * thread-bound and are neither checked for upgrades nor granted downgrades.
  *
  * <h2>Leases and tokens</h2>
- * Every read hold and the write hold has its own lease (Redis keeps each lease end in the lock's
+ * Every read hold and the write hold has its own lease (the store keeps each lease end in the lock's
  * hash; the key lives as long as the longest), renewed by the watchdog like any other hold. Every
  * fresh hold, read or write, gets a fencing token greater than every token handed out before for
  * this name, so a resource can tell a write that happened after a read.

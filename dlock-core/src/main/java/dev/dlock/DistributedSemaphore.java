@@ -5,7 +5,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A semaphore shared by every process that uses the same Redis (or Redlock nodes), key prefix and
+ * A semaphore shared by every process that uses the same store (Redis, Redlock nodes, memory, PostgreSQL), key prefix and
  * name: at most {@link #permits()} holders at once, across all of them.
  *
  * <h2>Permits are handles</h2>
@@ -14,18 +14,18 @@ import java.util.concurrent.CompletableFuture;
  * permit is not reentrant: a thread that asks again takes a second permit.
  *
  * <h2>Leases</h2>
- * Every permit has a lease after which Redis gives it back by itself, so a holder that dies
+ * Every permit has a lease after which the store gives it back by itself, so a holder that dies
  * (SIGKILL, host down) frees its permit when its lease ends. Without an explicit lease the
  * client's watchdog lease applies (default 30 s) and is renewed every third of it while the
  * holder's process lives; an explicit lease is never renewed. A permit that outlives its lease is
  * lost ({@link LockHandle#whenLost()}, {@link LockListener}s).
  *
  * <h2>The permit count</h2>
- * The count is stored with the semaphore in Redis by the acquire that finds it empty, and is fixed
+ * The count is stored with the semaphore in the store by the acquire that finds it empty, and is fixed
  * while any permit is held: an acquire that gives another count fails with
  * {@link IllegalStateException} naming both counts, rather than letting more (or fewer) holders
  * in than the others expect. Once every permit is released or expired the semaphore leaves
- * nothing in Redis, and the next acquire sets the count afresh.
+ * nothing in the store, and the next acquire sets the count afresh.
  *
  * <h2>Fencing tokens</h2>
  * Every permit's token is greater than every token handed out before for this name (permits and
@@ -36,8 +36,8 @@ import java.util.concurrent.CompletableFuture;
  * <h2>Waiting and failures</h2>
  * As for {@link DistributedLock}: waiters are woken by a pub/sub message when a permit is
  * released, or when the first lease of the holders ends; "no permit free" is {@code false} / empty,
- * "Redis did not answer" is {@link LockBackendException}; an acquire that may wait rides through
- * Redis outages within its wait (without a wait, within the client's outage tolerance).
+ * "the store did not answer" is {@link LockBackendException}; an acquire that may wait rides through
+ * store outages within its wait (without a wait, within the client's outage tolerance).
  *
  * <h2>Over Redlock</h2>
  * A permit is one of the count's slots, held on a majority of the nodes; a slot held on a
@@ -65,7 +65,7 @@ public interface DistributedSemaphore {
      * @return the permit
      * @throws InterruptedException   interrupted before or while waiting; nothing is left held
      * @throws IllegalStateException  the semaphore is held with another permit count, or the client is closed
-     * @throws LockBackendException   Redis kept failing for the whole outage tolerance; nothing is left held
+     * @throws LockBackendException   the store kept failing for the whole outage tolerance; nothing is left held
      */
     LockHandle acquire() throws InterruptedException;
 
@@ -77,7 +77,7 @@ public interface DistributedSemaphore {
      * @throws InterruptedException     interrupted before or while waiting; nothing is left held
      * @throws IllegalArgumentException the lease is null, not positive or too long
      * @throws IllegalStateException    the semaphore is held with another permit count, or the client is closed
-     * @throws LockBackendException     Redis kept failing for the whole outage tolerance; nothing is left held
+     * @throws LockBackendException     the store kept failing for the whole outage tolerance; nothing is left held
      */
     LockHandle acquire(Duration lease) throws InterruptedException;
 
@@ -86,7 +86,7 @@ public interface DistributedSemaphore {
      *
      * @return the permit
      * @throws IllegalStateException the semaphore is held with another permit count, or the client is closed
-     * @throws LockBackendException  Redis kept failing for the whole outage tolerance; nothing is left held
+     * @throws LockBackendException  the store kept failing for the whole outage tolerance; nothing is left held
      */
     LockHandle acquireUninterruptibly();
 
@@ -95,7 +95,7 @@ public interface DistributedSemaphore {
      *
      * @return the permit, or empty when every permit is held
      * @throws IllegalStateException the semaphore is held with another permit count, or the client is closed
-     * @throws LockBackendException  Redis did not answer; nothing is left held
+     * @throws LockBackendException  the store did not answer; nothing is left held
      */
     Optional<LockHandle> tryAcquire();
 
@@ -107,7 +107,7 @@ public interface DistributedSemaphore {
      * @throws InterruptedException     interrupted while waiting; nothing is left held
      * @throws IllegalArgumentException the wait is null or out of range
      * @throws IllegalStateException    the semaphore is held with another permit count, or the client is closed
-     * @throws LockBackendException     Redis was still failing when the wait ended; nothing is left held
+     * @throws LockBackendException     the store was still failing when the wait ended; nothing is left held
      */
     Optional<LockHandle> tryAcquire(Duration wait) throws InterruptedException;
 
@@ -120,7 +120,7 @@ public interface DistributedSemaphore {
      * @throws InterruptedException     interrupted while waiting; nothing is left held
      * @throws IllegalArgumentException the wait or lease is null or out of range
      * @throws IllegalStateException    the semaphore is held with another permit count, or the client is closed
-     * @throws LockBackendException     Redis was still failing when the wait ended; nothing is left held
+     * @throws LockBackendException     the store was still failing when the wait ended; nothing is left held
      */
     Optional<LockHandle> tryAcquire(Duration wait, Duration lease) throws InterruptedException;
 
@@ -172,26 +172,26 @@ public interface DistributedSemaphore {
      *                                      taken through this client, or released already
      * @throws LockLostException            the permit was lost before the release (its lease ended,
      *                                      or it was force-released); nothing else is touched
-     * @throws LockBackendException         Redis did not answer; the lease frees the permit by itself
+     * @throws LockBackendException         the store did not answer; the lease frees the permit by itself
      */
     void release(LockHandle permit);
 
     /**
-     * How many permits are free now. One round trip to Redis.
+     * How many permits are free now. One round trip to the store.
      *
      * @return the stored permit count (this object's when none is held) minus the permits held; 0 or more
-     * @throws LockBackendException Redis did not answer
+     * @throws LockBackendException the store did not answer
      */
     int availablePermits();
 
     /**
-     * The semaphore's state in Redis. One round trip. {@link LockInfo#holds()} lists every permit
+     * The semaphore's state in the store. One round trip. {@link LockInfo#holds()} lists every permit
      * held (holder, lease left, token); {@link LockInfo#permits()} is the stored count; the first
      * fields sum the permits up: {@code holdCount} permits held, the highest token, the longest
      * lease left, and one holder.
      *
      * @return a snapshot of the semaphore
-     * @throws LockBackendException Redis did not answer
+     * @throws LockBackendException the store did not answer
      */
     LockInfo info();
 
@@ -200,7 +200,7 @@ public interface DistributedSemaphore {
      * for {@link DistributedLock#forceUnlock()}. Over Redlock every node's copy is deleted.
      *
      * @return true when any permit was held
-     * @throws LockBackendException Redis did not answer
+     * @throws LockBackendException the store did not answer
      */
     boolean forceReleaseAll();
 }

@@ -4,10 +4,10 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Redis could not answer, or answered with an error, so dlock cannot say what it would like to
+ * The store could not answer, or answered with an error, so dlock cannot say what it would like to
  * say. The message tells what is known and what is not, e.g. {@code "acquire outcome unknown for
  * lock 'orders' on redis://127.0.0.1:6379: timed out after 3000 ms; a best-effort release was
- * sent"}. A lock operation never reports "Redis is unreachable" as {@code false}.
+ * sent"}. A lock operation never reports "the store is unreachable" as {@code false}.
  *
  * <p>The same facts are there as data: {@link #lockName()} and, per failed server,
  * {@link #nodeErrors()}. On Redlock each node's own failure is also attached as a suppressed

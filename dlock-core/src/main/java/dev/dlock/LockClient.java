@@ -12,8 +12,8 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The entry point: a connection to Redis from which locks are obtained. Thread-safe; make one per
- * application and share it. Locks of the same name from any client on the same Redis and key
+ * The entry point: a connection to the store from which locks are obtained. Thread-safe; make one per
+ * application and share it. Locks of the same name from any client on the same store and key
  * prefix exclude each other.
  *
  * <pre>{@code
@@ -112,7 +112,7 @@ public final class LockClient implements AutoCloseable {
     }
 
     /**
-     * The lock of this name. Cheap: no Redis call; lock objects of one name share their holds.
+     * The lock of this name. Cheap: no store call; lock objects of one name share their holds.
      * Also answers on a closed client; acquiring the lock then throws {@link IllegalStateException}.
      *
      * <p>Order: on one Redis (standalone, Sentinel or Cluster, without
@@ -149,7 +149,7 @@ public final class LockClient implements AutoCloseable {
      *     that ask a few milliseconds apart and best effort for waiters that ask at once.
      * </ul>
      *
-     * Cheap: no Redis call. Locks of one name should all be fair or all not: a plain lock of the
+     * Cheap: no store call. Locks of one name should all be fair or all not: a plain lock of the
      * same name excludes the fair one but ignores its queue. Also answers on a closed client;
      * acquiring the lock then throws {@link IllegalStateException}.
      *
@@ -177,7 +177,7 @@ public final class LockClient implements AutoCloseable {
 
     /**
      * The semaphore of this name: at most {@code permits} holders at once across every client; see
-     * {@link DistributedSemaphore}. Cheap: no Redis call. The count is stored with the semaphore
+     * {@link DistributedSemaphore}. Cheap: no store call. The count is stored with the semaphore
      * while any permit is held, and an acquire with another count then fails with
      * {@link IllegalStateException}. A lock of another kind with the same name excludes it. Also
      * answers on a closed client; acquiring a permit then throws {@link IllegalStateException}.
@@ -196,11 +196,11 @@ public final class LockClient implements AutoCloseable {
      * The locks of these names taken as one: all of them or none, with the {@link DistributedLock}
      * API and one hold count. The names are taken one after the other in sorted order, so clients
      * that take overlapping sets in any order never deadlock; an acquire that cannot take every name
-     * (busy within its wait, interrupted, Redis failing) gives back those it took before it returns.
+     * (busy within its wait, interrupted, the store failing) gives back those it took before it returns.
      * Each name is the plain lock of {@link #getLock(String)} (its own lease, renewal and token), so
      * a multi-lock excludes the plain locks of its names and works on every topology, names in
      * different Cluster slots included. {@code fencingToken()} is the highest of the names' tokens.
-     * Cheap: no Redis call.
+     * Cheap: no store call.
      *
      * @param names the locks' names, at least one, no name twice
      * @return the multi-lock of these names; {@link DistributedLock#name()} lists them sorted
@@ -212,7 +212,7 @@ public final class LockClient implements AutoCloseable {
     }
 
     /**
-     * Every lock held now whose name matches {@code namePattern} (a Redis glob: {@code *}, {@code ?},
+     * Every lock held now whose name matches {@code namePattern} (a glob: {@code *}, {@code ?},
      * {@code [abc]}), sorted by name. Walks the keyspace with SCAN, so it does not block Redis, but
      * it costs a round trip per matching lock: meant for operators and dashboards, not hot paths.
      * Over Redlock the keys are gathered from every node that answers; it fails only when none does.
@@ -224,7 +224,7 @@ public final class LockClient implements AutoCloseable {
      *         waiting clients; empty when none matches
      * @throws IllegalArgumentException {@code namePattern} is null or empty
      * @throws LockListIncompleteException on a Redis Cluster, some masters failed and others answered
-     * @throws LockBackendException     Redis did not answer within the command timeout or
+     * @throws LockBackendException     the store did not answer within the command timeout or
      *                                  answered with an error (Redlock: no node answered), or the
      *                                  calling thread was interrupted (its interrupt flag is set
      *                                  again)
@@ -252,7 +252,7 @@ public final class LockClient implements AutoCloseable {
     }
 
     /**
-     * Where this client's locks live, for messages and logs. No Redis call.
+     * Where this client's locks live, for messages and logs. No store call.
      *
      * @return the Redis (or the Redlock nodes, or {@code redis-cluster://} and the Cluster's seed
      *         nodes) this client talks to, without credentials

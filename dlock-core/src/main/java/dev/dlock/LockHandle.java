@@ -54,7 +54,7 @@ public interface LockHandle extends AutoCloseable {
      * Releases the hold. Blocks for at most the command timeout.
      *
      * @throws LockLostException      the hold was lost before the release (the lock is untouched)
-     * @throws LockBackendException   Redis did not answer; the lease expires by itself
+     * @throws LockBackendException   the store did not answer; the lease expires by itself
      * @throws IllegalStateException  released already
      */
     void release();
@@ -69,7 +69,7 @@ public interface LockHandle extends AutoCloseable {
 
     /**
      * Releases the hold, but not before it has been held for {@code holdAtLeast}: released earlier,
-     * the lock stays held in Redis for what is left of that time (its lease is set to it, and no
+     * the lock stays held in the store for what is left of that time (its lease is set to it, and no
      * longer renewed), and then frees itself; others cannot take it meanwhile, not even through
      * this client. Released later, the same as {@link #release()}. The time counts from when the
      * acquire returned, so the lock is held at least that long. For a job that must not run twice
@@ -80,7 +80,7 @@ public interface LockHandle extends AutoCloseable {
      *                    release; at most {@link LockClient#MAX_LEASE}
      * @throws IllegalArgumentException the duration is null, negative or too long; nothing is released
      * @throws LockLostException        the hold was lost before the release (the lock is untouched)
-     * @throws LockBackendException     Redis did not answer (over Redlock: no quorum); the hold stays
+     * @throws LockBackendException     the store did not answer (over Redlock: no quorum); the hold stays
      *                                  until its lease ends
      * @throws IllegalStateException    released already
      */
@@ -100,7 +100,7 @@ public interface LockHandle extends AutoCloseable {
      * Releases unless released already.
      *
      * @throws LockLostException    the hold was lost before the release (the lock is untouched)
-     * @throws LockBackendException Redis did not answer; the lease expires by itself
+     * @throws LockBackendException the store did not answer; the lease expires by itself
      */
     @Override
     void close();

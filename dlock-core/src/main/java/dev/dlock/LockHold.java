@@ -9,7 +9,7 @@ import java.time.Duration;
  *
  * @param holder         who holds it
  * @param holdCount      its re-entries (1 for a permit)
- * @param remainingLease the time left on its lease, as Redis had it
+ * @param remainingLease the time left on its lease, as the store had it
  * @param fencingToken   the hold's token
  * @param shared         true for a reader or a permit (others may hold the name at the same time),
  *                       false for an exclusive hold

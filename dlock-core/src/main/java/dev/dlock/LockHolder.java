@@ -1,7 +1,7 @@
 package dev.dlock;
 
 /**
- * Who holds a lock, as recorded in Redis at acquisition: the client name given to
+ * Who holds a lock, as recorded in the store at acquisition: the client name given to
  * {@link LockClientBuilder#clientName(String)}, host name, process id and thread name (for a
  * handle acquired with the async API, the thread that asked).
  *

@@ -5,14 +5,14 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * A snapshot of one lock's state in Redis, read in one round trip.
+ * A snapshot of one lock's state in the store, read in one round trip.
  *
  * <p>A name held by several at once (the readers of a read-write lock, the permits of a
  * semaphore) is summed up in the first fields, as its {@link DistributedLock#info()} describes,
  * and listed hold by hold in {@link #holds()}.
  *
  * @param name           the lock name
- * @param key            the Redis key of the lock
+ * @param key            the lock's key in the store, {@code <prefix>{name}}
  * @param holder         who holds it; empty when the lock is free
  * @param holdCount      re-entries of the current hold (0 when free)
  * @param remainingLease time left on the lease ({@link Duration#ZERO} when free)
@@ -21,7 +21,7 @@ import java.util.Optional;
  *                       client waits on one shared pub/sub connection, so this counts clients,
  *                       not threads)
  * @param heldFor        how long the current hold has lasted ({@link Duration#ZERO} when free): since
- *                       it was granted, on the Redis server's clock, so the reader's clock does not
+ *                       it was granted, on the store's clock, so the reader's clock does not
  *                       matter. A re-entry does not restart it; a new holder (also a fair lock's
  *                       hand-over) does. For a read-write lock's readers and a semaphore's permits:
  *                       since the oldest hold still held. Over Redlock: the median of the nodes'
@@ -41,7 +41,7 @@ public record LockInfo(String name, String key, Optional<LockHolder> holder, int
      * A snapshot; {@code holds} is copied, so that the record stays immutable.
      *
      * @param name           the lock name
-     * @param key            the Redis key of the lock
+     * @param key            the lock's key in the store, {@code <prefix>{name}}
      * @param holder         who holds it; empty when the lock is free
      * @param holdCount      re-entries of the current hold (0 when free)
      * @param remainingLease time left on the lease
@@ -60,7 +60,7 @@ public record LockInfo(String name, String key, Optional<LockHolder> holder, int
      * hold, as exclusive.
      *
      * @param name           the lock name
-     * @param key            the Redis key of the lock
+     * @param key            the lock's key in the store, {@code <prefix>{name}}
      * @param holder         who holds it; empty when the lock is free
      * @param holdCount      re-entries of the current hold (0 when free)
      * @param remainingLease time left on the lease

@@ -54,14 +54,14 @@ public interface LockObserver {
         TIMED_OUT,
         /** The waiting thread was interrupted, or the future of an async acquire was cancelled. */
         INTERRUPTED,
-        /** Redis failed, or failed for longer than the acquire's budget: the caller got a {@link LockBackendException}. */
+        /** the store failed, or failed for longer than the acquire's budget: the caller got a {@link LockBackendException}. */
         ERROR
     }
 
     /** How a hold ended. */
     enum HoldEnding {
         /**
-         * Its holder let go: the last release (a release Redis did not answer counts too: the
+         * Its holder let go: the last release (a release the store did not answer counts too: the
          * lease frees the lock), or the client was closed.
          */
         RELEASED,
@@ -79,7 +79,7 @@ public interface LockObserver {
          * owner has it now, or a Redis restart or failover forgot it. Redis cannot tell which.
          */
         GONE,
-        /** Force-released ({@code forceUnlock()}, {@code dlock release --force}), and Redis told the client at once. */
+        /** Force-released ({@code forceUnlock()}, {@code dlock release --force}), and the store told the client at once. */
         FORCE_RELEASED,
         /** Renewals did not get an answer (Redis, or a Redlock quorum, unreachable) until its validity ran out. */
         BACKEND_UNREACHABLE

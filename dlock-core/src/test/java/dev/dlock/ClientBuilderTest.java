@@ -105,4 +105,17 @@ class ClientBuilderTest {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("the LockClient is closed");
     }
+
+    @Test
+    void inMemoryExcludesEveryRedisOption() {
+        assertThatThrownBy(() -> LockClient.builder().inMemory().redisUri("redis://h:6379").build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("inMemory excludes redisUri, redlockNodes, clusterNodes and replicaAcks");
+        assertThatThrownBy(() -> LockClient.builder().clusterNodes("redis://h:7000").inMemory().build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("inMemory excludes");
+        assertThatThrownBy(() -> LockClient.builder().inMemory().inMemory()).isInstanceOf(IllegalStateException.class);
+        try (LockClient client = LockClient.builder().inMemory().build()) {
+            assertThat(client.address()).isEqualTo("memory (this JVM only)");
+        }
+    }
 }
