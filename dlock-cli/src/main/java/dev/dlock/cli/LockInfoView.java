@@ -74,6 +74,11 @@ final class LockInfoView {
         return json;
     }
 
+    /** {@code 1 permit}, {@code 3 permits}. */
+    static String permits(int count) {
+        return count + (count == 1 ? " permit" : " permits");
+    }
+
     /** {@code client on host, pid N, thread T}. */
     static String holder(LockHolder holder) {
         return holder.clientName() + " on " + holder.host() + ", pid " + holder.pid() + ", thread " + holder.thread();
@@ -85,8 +90,8 @@ final class LockInfoView {
         out.append("lock '").append(info.name()).append("': ").append(info.isLocked() ? "held" : "free");
         boolean shared = info.holds().stream().anyMatch(LockHold::shared);
         if (info.permits() > 0) {
-            out.append(" (semaphore: ").append(info.holds().size()).append(" of ").append(info.permits())
-                    .append(" permits held)");
+            out.append(" (semaphore: ").append(info.holds().size()).append(" of ").append(permits(info.permits()))
+                    .append(" held)");
         } else if (shared) {
             out.append(" (").append(info.holds().size()).append(info.holds().size() == 1 ? " reader)" : " readers)");
         }
