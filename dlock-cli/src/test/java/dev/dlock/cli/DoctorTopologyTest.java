@@ -104,21 +104,4 @@ class DoctorTopologyTest {
         assertThat(minority.line("redlock-nodes")).as(minority.toString()).startsWith("FAIL ")
                 .contains("1 of 3 nodes answer, 2 needed");
     }
-
-    @Test
-    void redlockClocksFarFromThisHostsAreAWarning() {
-        java.nio.file.Path lib = java.nio.file.Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1");
-        assertThat(lib).as("libfaketime (package faketime, installed by .ci/run)").exists();
-        RedisServer a = track(RedisServer.start());
-        RedisServer b = track(RedisServer.start());
-        RedisServer c = track(RedisServer.start());
-        // this host's wall clock 5 s behind the servers' (the JVM's monotonic clock left alone)
-        java.util.Map<String, String> behind = java.util.Map.of("LD_PRELOAD", lib.toString(), "FAKETIME", "-5s",
-                "FAKETIME_DONT_FAKE_MONOTONIC", "1");
-        Cli.Result run = Cli.start(behind, "doctor", "--redlock", a.uri() + "," + b.uri() + "," + c.uri())
-                .await(Duration.ofSeconds(60));
-        assertThat(run.stdout()).as(run.toString()).containsPattern("WARN  clock-skew +redlock +clocks \\(TIME\\) \\d+ ms apart, "
-                + "at most \\d{4} ms from this host");
-        assertThat(run.exitCode()).as(run.toString()).isEqualTo(1);
-    }
 }
