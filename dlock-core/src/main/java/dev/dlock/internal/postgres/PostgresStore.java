@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,6 +73,19 @@ final class PostgresStore implements LockStore, StoreHandoff {
     @Override
     public WakeUpSource wakeUps() {
         return wakeUps;
+    }
+
+    /**
+     * The result as it is; a failure as every store reports it ({@link PgConnections#failed}): what
+     * was done, on which lock, what is known about the outcome.
+     */
+    private <T> BiFunction<T, Throwable, T> failing(String operation, String lockName) {
+        return (result, error) -> {
+            if (error != null) {
+                throw connections.failed(operation, lockName, error);
+            }
+            return result;
+        };
     }
 
     /** The function's mode of a kind: 'x' queued exclusive, 'w' write, 'r' read, 'p' permit. */
@@ -147,12 +161,7 @@ final class PostgresStore implements LockStore, StoreHandoff {
                     return (long) row.getInt(1);
                 }
             }
-        }).handle((left, error) -> {
-            if (error != null) {
-                throw connections.failed("release", target.name(), error);
-            }
-            return left;
-        });
+        }).handle(failing("release", target.name()));
     }
 
     @Override
@@ -183,12 +192,7 @@ final class PostgresStore implements LockStore, StoreHandoff {
                     };
                 }
             }
-        }).handle((reply, error) -> {
-            if (error != null) {
-                throw connections.failed("release", target.name(), error);
-            }
-            return reply;
-        });
+        }).handle(failing("release", target.name()));
     }
 
     @Override
@@ -228,12 +232,7 @@ final class PostgresStore implements LockStore, StoreHandoff {
                     return row.getInt(1) > 0;
                 }
             }
-        }).handle((held, error) -> {
-            if (error != null) {
-                throw connections.failed("force release", target.name(), error);
-            }
-            return held;
-        });
+        }).handle(failing("force release", target.name()));
     }
 
     @Override
@@ -317,12 +316,7 @@ final class PostgresStore implements LockStore, StoreHandoff {
                 }
                 return rows;
             }
-        }).handle((rows, error) -> {
-            if (error != null) {
-                throw connections.failed("inspect", target.name(), error);
-            }
-            return rows;
-        });
+        }).handle(failing("inspect", target.name()));
     }
 
     @Override
@@ -341,12 +335,7 @@ final class PostgresStore implements LockStore, StoreHandoff {
                 }
             }
             return names;
-        }).handle((names, error) -> {
-            if (error != null) {
-                throw connections.failed("list", null, error);
-            }
-            return names;
-        });
+        }).handle(failing("list", null));
     }
 
     @Override
@@ -359,12 +348,7 @@ final class PostgresStore implements LockStore, StoreHandoff {
                     return row.getLong(1);
                 }
             }
-        }).handle((count, error) -> {
-            if (error != null) {
-                throw connections.failed("count the waiters", target.name(), error);
-            }
-            return count;
-        });
+        }).handle(failing("count the waiters", target.name()));
     }
 
     @Override
