@@ -20,7 +20,7 @@ import java.util.Map;
  */
 final class DoctorNode implements AutoCloseable {
 
-    static final Duration TIMEOUT = Duration.ofSeconds(2);
+    static final Duration TIMEOUT = Duration.ofSeconds(5);
 
     private final RedisClient client;
     private final StatefulRedisConnection<String, String> connection;

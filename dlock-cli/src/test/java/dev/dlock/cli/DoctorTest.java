@@ -207,7 +207,11 @@ class DoctorTest {
         assertThat(noHset.line("acl")).as(noHset.toString()).startsWith("FAIL ").contains("NOPERM", "HSET");
         assertThat(noHset.exit()).isEqualTo(2);
 
-        aclUser(redis, "+hset", "-subscribe");
+        aclUser(redis, "+hset", "-scan");
+        Run noScan = doctor("--redis", asUser);
+        assertThat(noScan.line("keys")).as(noScan.toString()).startsWith("WARN ").contains("SCAN refused");
+
+        aclUser(redis, "+scan", "-subscribe");
         Run noSubscribe = doctor("--redis", asUser);
         assertThat(noSubscribe.line("acl")).as(noSubscribe.toString()).startsWith("OK ");
         assertThat(noSubscribe.line("pubsub")).as(noSubscribe.toString()).startsWith("FAIL ");

@@ -45,6 +45,15 @@ class DoctorTopologyTest {
         Run oneDown = doctor("--redis", group.sentinelUri());
         assertThat(oneDown.line("sentinels")).as(oneDown.toString()).startsWith("WARN ").contains("2 of 3");
         assertThat(oneDown.exit()).isPositive();
+
+        // a sentinel of another group that monitors another master under the same name
+        RedisSentinelGroup other = track(RedisSentinelGroup.start("doctor"));
+        RedisServer stranger = other.sentinels().get(0);
+        String mixed = group.sentinelUri().replace("?", ",127.0.0.1:" + stranger.port() + "?");
+        Run disagree = doctor("--redis", mixed);
+        assertThat(disagree.line("sentinel-agree")).as(disagree.toString()).startsWith("FAIL ")
+                .contains("different masters", "127.0.0.1:" + other.master().port());
+        assertThat(disagree.exit()).isEqualTo(2);
     }
 
     @Test
@@ -88,5 +97,11 @@ class DoctorTopologyTest {
         Run twice = doctor("--redlock", a.uri() + "," + b.uri() + ",redis://localhost:" + a.port());
         assertThat(twice.line("redlock-nodes")).as(twice.toString()).startsWith("FAIL ").contains("the same server");
         assertThat(twice.exit()).isEqualTo(2);
+
+        b.kill();
+        c.kill();
+        Run minority = doctor("--redlock", a.uri() + "," + b.uri() + "," + c.uri());
+        assertThat(minority.line("redlock-nodes")).as(minority.toString()).startsWith("FAIL ")
+                .contains("1 of 3 nodes answer, 2 needed");
     }
 }

@@ -75,14 +75,21 @@ CREATE TABLE IF NOT EXISTS dlock_client (
     expires     timestamptz NOT NULL
 );
 
+-- The helpers below run inside the functions after them, whose search_path they share: they have
+-- no SET clause of their own, and are PL/pgSQL so that their plans are cached per session (a SQL
+-- function called from PL/pgSQL is planned again at every call).
 CREATE OR REPLACE FUNCTION dlock_serialize(p_name text) RETURNS void
-LANGUAGE sql AS $$ SELECT pg_advisory_xact_lock(1684826987, hashtext(p_name)) $$;
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_advisory_xact_lock(1684826987, hashtext(p_name));
+END $$;
 
 CREATE OR REPLACE FUNCTION dlock_next_token() RETURNS bigint
-LANGUAGE sql SET search_path FROM CURRENT AS $$
-    SELECT (('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint << 44)
-           + nextval('dlock_token_seq')
-$$;
+LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN (('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint << 44)
+           + nextval('dlock_token_seq');
+END $$;
 
 -- An owner id and a waiter id start with their client's id: '<client id>:...'.
 -- The client channel of the client of p_owner, for a lock of key p_key ('<prefix>{name}').
@@ -93,7 +100,7 @@ $$;
 
 -- Sends p_message to every subscriber of p_channel: NOTIFY <listener>, '<channel>\t<message>'.
 CREATE OR REPLACE FUNCTION dlock_publish(p_channel text, p_message text) RETURNS void
-LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+LANGUAGE plpgsql AS $$
 DECLARE
     l text;
 BEGIN
@@ -115,10 +122,11 @@ $$;
 
 -- Drops the holds and waiters of p_name that have ended.
 CREATE OR REPLACE FUNCTION dlock_drop_ended(p_name text, p_now timestamptz) RETURNS void
-LANGUAGE sql SET search_path FROM CURRENT AS $$
+LANGUAGE plpgsql AS $$
+BEGIN
     DELETE FROM dlock_hold WHERE name = p_name AND lease_end <= p_now;
     DELETE FROM dlock_waiter WHERE name = p_name AND deadline <= p_now;
-$$;
+END $$;
 
 -- After a hold of p_name ended (released, abandoned, forced, handed over), with no hold left: hands
 -- the lock to the first live queued waiter ('x', by ticket; not p_except) in this transaction
@@ -128,7 +136,7 @@ $$;
 -- p_token on '<key>:released'. Returns the waiter id it handed the lock to, or NULL.
 CREATE OR REPLACE FUNCTION dlock_pass_on(p_name text, p_token bigint, p_now timestamptz, p_except text,
                                          p_publish boolean) RETURNS text
-LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
     w dlock_waiter;
@@ -187,8 +195,10 @@ DECLARE
     v_first text;
     v_stored integer;
 BEGIN
-    PERFORM dlock_serialize(p_name);
-    PERFORM dlock_drop_ended(p_name, v_now);
+    -- dlock_serialize and dlock_drop_ended, written out: this is the hottest path
+    PERFORM pg_advisory_xact_lock(1684826987, hashtext(p_name));
+    DELETE FROM dlock_hold WHERE name = p_name AND lease_end <= v_now;
+    DELETE FROM dlock_waiter WHERE name = p_name AND deadline <= v_now;
     status := 0; token := 0; hold_count := 0; retry_ms := 0; slot := 0;
 
     IF p_reentry THEN
@@ -259,7 +269,8 @@ BEGIN
          WHERE NOT EXISTS (SELECT 1 FROM dlock_hold h WHERE h.name = p_name AND h.slot = s)
          ORDER BY s LIMIT 1;
     END IF;
-    token := dlock_next_token();
+    token := (('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint << 44)
+             + nextval('dlock_token_seq');  -- dlock_next_token, written out
     -- the same attempt asking again after an outcome it did not learn keeps its grant
     INSERT INTO dlock_hold AS h VALUES (p_name, p_owner, v_hold_mode, 1, token, v_lease_end, v_now, p_holder,
            CASE WHEN p_mode = 'p' THEN p_permits ELSE 0 END, slot)
@@ -281,7 +292,7 @@ DECLARE
     v_left integer;
     v_token bigint;
 BEGIN
-    PERFORM dlock_serialize(p_name);
+    PERFORM pg_advisory_xact_lock(1684826987, hashtext(p_name));  -- dlock_serialize, written out
     UPDATE dlock_hold SET hold_count = hold_count - 1
      WHERE name = p_name AND owner = p_owner AND mode = p_mode AND lease_end > v_now
     RETURNING hold_count, token INTO v_left, v_token;
@@ -291,18 +302,19 @@ BEGIN
     IF v_left > 0 THEN
         RETURN v_left;
     END IF;
-    DELETE FROM dlock_hold WHERE name = p_name AND owner = p_owner AND mode = p_mode;
-    PERFORM dlock_drop_ended(p_name, v_now);
+    DELETE FROM dlock_hold WHERE name = p_name AND (owner = p_owner AND mode = p_mode OR lease_end <= v_now);
+    DELETE FROM dlock_waiter WHERE name = p_name AND deadline <= v_now;
     PERFORM dlock_pass_on(p_name, v_token, v_now, '', true);
     RETURN 0;
 END $$;
 
 -- The last release of p_from_owner's exclusive hold while one of its client's waiters is parked
--- (waiter id p_to_waiter_id): the lock goes to the first live queued waiter (outcome 'queued',
--- waiter its id); else, when more connections than the releaser's p_own_subscriptions are
--- subscribed to the lock's channel (waiters that are not queued), it is released for everyone
--- ('released'); else it is granted to p_to_owner (hold count 1, a fresh token, lease p_lease_ms;
--- 'own', token). 'not_owner': p_from_owner did not hold it; nothing changed.
+-- (waiter id p_to_waiter_id): the lock goes to the first live queued waiter unless that is the
+-- parked waiter itself (outcome 'queued', waiter its id); else, with nobody queued, when more
+-- connections than the releaser's p_own_subscriptions are subscribed to the lock's channel (waiters
+-- that are not queued), it is released for everyone ('released'); else it is granted to p_to_owner
+-- (hold count 1, a fresh token, lease p_lease_ms; 'own', token), whose queue entry goes.
+-- 'not_owner': p_from_owner did not hold it; nothing changed.
 CREATE OR REPLACE FUNCTION dlock_hand_off(p_name text, p_from_owner text, p_own_subscriptions integer,
         p_to_owner text, p_lease_ms bigint, p_to_waiter_id text,
         OUT outcome text, OUT token bigint, OUT waiter text)
@@ -311,6 +323,7 @@ LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
     v_now timestamptz := clock_timestamp();
     v_token bigint;
+    v_head text;
 BEGIN
     PERFORM dlock_serialize(p_name);
     token := 0; waiter := '';
@@ -321,18 +334,19 @@ BEGIN
         RETURN;
     END IF;
     PERFORM dlock_drop_ended(p_name, v_now);
-    DELETE FROM dlock_waiter WHERE name = p_name AND waiter_id = p_to_waiter_id;
-    waiter := dlock_pass_on(p_name, v_token, v_now, p_to_waiter_id, false);
-    IF waiter IS NOT NULL THEN
+    SELECT waiter_id INTO v_head FROM dlock_waiter WHERE name = p_name AND mode = 'x' ORDER BY ticket LIMIT 1;
+    IF v_head IS NOT NULL AND v_head <> p_to_waiter_id THEN
+        waiter := dlock_pass_on(p_name, v_token, v_now, '', false);
         outcome := 'queued';
         RETURN;
     END IF;
-    waiter := '';
-    IF (SELECT count(*) FROM dlock_listener WHERE channel = p_name || ':released') > p_own_subscriptions THEN
+    IF v_head IS NULL
+            AND (SELECT count(*) FROM dlock_listener WHERE channel = p_name || ':released') > p_own_subscriptions THEN
         PERFORM dlock_publish(p_name || ':released', v_token::text);
         outcome := 'released';
         RETURN;
     END IF;
+    DELETE FROM dlock_waiter WHERE name = p_name AND waiter_id = p_to_waiter_id;
     token := dlock_next_token();
     INSERT INTO dlock_hold VALUES (p_name, p_to_owner, 'x', 1, token,
            v_now + p_lease_ms * interval '1 millisecond', v_now, '', 0, 0);

@@ -39,8 +39,9 @@ public class LockBusyException extends LockException implements ErrorResponse {
         super(message, null);
         this.lockName = lockName;
         this.waited = waited;
-        this.body = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, "The lock '" + lockName
-                + "' stayed busy for the whole wait of " + waited.toMillis() + " ms; try again later.");
+        this.body = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, "The lock '" + lockName + "' "
+                + (waited.isZero() ? "was held by another caller (one attempt, no wait)"
+                : "stayed busy for the whole wait of " + waited.toMillis() + " ms") + "; try again later.");
         body.setTitle("Lock busy");
         body.setProperty("lockName", lockName);
         body.setProperty("waitMillis", waited.toMillis());

@@ -207,6 +207,21 @@ class DlockAutoConfigurationTest {
     }
 
     @Test
+    void aWrongPasswordsReportSaysToSetTheCredentialsNotToStartRedis() {
+        try (RedisServer guarded = RedisServer.start()) {
+            guarded.command("CONFIG", "SET", "requirepass", "right");
+            runner.withPropertyValues(springDataRedis(guarded)).withPropertyValues("spring.data.redis.password=wrong")
+                    .run(context -> {
+                        assertThat(context).hasFailed();
+                        FailureAnalysis analysis = new DlockFailureAnalyzer().analyze(context.getStartupFailure());
+                        assertThat(analysis).isNotNull();
+                        assertThat(analysis.getAction()).contains("refused the credentials")
+                                .contains("spring.data.redis.username and .password").doesNotContain("Start Redis");
+                    });
+        }
+    }
+
+    @Test
     void aRefusedOptionIsNamedByItsProperty() {
         runner.withPropertyValues(springDataRedis(appRedis)).withPropertyValues("dlock.command-timeout=20s").run(context ->
                 assertThat(context.getStartupFailure()).hasStackTraceContaining(

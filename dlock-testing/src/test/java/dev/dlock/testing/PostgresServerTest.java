@@ -6,6 +6,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
+/**
+ * The harness's own PostgreSQL server. Its replica and PgBouncer are exercised by dlock-core's
+ * PostgresFailoverTest and PostgresBouncerTest.
+ */
 class PostgresServerTest {
 
     @Test
@@ -29,33 +33,6 @@ class PostgresServerTest {
             assertThat(procState(server.pid())).isEqualTo("T");
             server.resume();
             assertThat(server.sql("SELECT 1")).isEqualTo("1");
-        }
-    }
-
-    @Test
-    void aPromotedReplicaHasWhatTheSynchronousPrimaryCommitted() {
-        try (PostgresServer primary = PostgresServer.start();
-                PostgresServer replica = primary.startReplica(true)) {
-            primary.sql("CREATE TABLE t (v int); INSERT INTO t VALUES (7)");
-            // synchronous commit: the row's WAL is on the replica once the primary's commit returned,
-            // and a promotion replays all of it
-            primary.kill();
-            replica.promote();
-            assertThat(replica.sql("SELECT pg_is_in_recovery()")).isEqualTo("f");
-            assertThat(replica.sql("SELECT count(*) FROM t")).isEqualTo("1");
-            replica.sql("INSERT INTO t VALUES (8)");
-        }
-    }
-
-    @Test
-    void pgBouncerForwardsToTheServer() {
-        try (PostgresServer server = PostgresServer.start();
-                PgBouncer bouncer = PgBouncer.start(server, 4)) {
-            String out = PostgresInstall.run(java.util.List.of(PostgresInstall.binary("psql"), "-X", "-A", "-t",
-                    "-d", "host=127.0.0.1 port=" + bouncer.port() + " user=" + PostgresServer.USER
-                            + " dbname=" + PostgresServer.DATABASE + " password=" + server.password(),
-                    "-c", "SELECT 40 + 2"), null);
-            assertThat(out.strip()).isEqualTo("42");
         }
     }
 

@@ -14,6 +14,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
 import javax.sql.DataSource;
 
 /**
@@ -97,10 +98,31 @@ final class PgConnections implements AutoCloseable {
 
     /** Runs the call on the caller's thread. */
     <T> T run(Call<T> call) throws SQLException {
+        return run(call, commandTimeoutMs);
+    }
+
+    /**
+     * Runs the call on the caller's thread, with a reply awaited up to {@code timeoutMs}. A call on
+     * a connection that the server had closed at a shutdown (57P01: nothing of it was committed) is
+     * run once more on a fresh one, so that the first call after a restart does not fail for a
+     * connection opened before it.
+     */
+    <T> T run(Call<T> call, int timeoutMs) throws SQLException {
+        try {
+            return runOnce(call, timeoutMs);
+        } catch (SQLException e) {
+            if (!"57P01".equals(e.getSQLState())) {
+                throw e;
+            }
+            return runOnce(call, timeoutMs);
+        }
+    }
+
+    private <T> T runOnce(Call<T> call, int timeoutMs) throws SQLException {
         Connection connection = borrow();
         boolean healthy = false;
         try {
-            connection.setNetworkTimeout(Runnable::run, commandTimeoutMs);
+            connection.setNetworkTimeout(Runnable::run, timeoutMs);
             T value = call.run(connection);
             if (!connection.getAutoCommit()) {
                 connection.commit();
@@ -109,6 +131,10 @@ final class PgConnections implements AutoCloseable {
             return value;
         } catch (SQLException e) {
             healthy = !isConnectionFailure(e) && rollBack(connection);
+            if (!healthy) {
+                // the server went away: the idle connections opened before went with it
+                dropIdle();
+            }
             throw e;
         } finally {
             giveBack(connection, healthy);
@@ -194,14 +220,31 @@ final class PgConnections implements AutoCloseable {
         return new LockBackendException(text, cause, lockName, List.of(error));
     }
 
-    @Override
-    public void close() {
-        closed = true;
-        executor.shutdown();
+    private void dropIdle() {
         synchronized (idle) {
             idle.forEach(PgConnections::closeQuietly);
             idle.clear();
         }
+    }
+
+    /**
+     * The result as it is; a failure as every store reports it ({@link #failed}): what was done, on
+     * which lock, what is known about the outcome.
+     */
+    <T> BiFunction<T, Throwable, T> failing(String operation, String lockName) {
+        return (result, error) -> {
+            if (error != null) {
+                throw failed(operation, lockName, error);
+            }
+            return result;
+        };
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        executor.shutdown();
+        dropIdle();
     }
 
     static void closeQuietly(AutoCloseable closeable) {

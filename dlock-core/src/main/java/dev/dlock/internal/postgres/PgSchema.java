@@ -90,10 +90,14 @@ final class PgSchema {
             statement.execute(sqlFile());
             connection.commit();
         } catch (SQLException e) {
-            connection.rollback();
+            if (!connection.isClosed()) {
+                connection.rollback();
+            }
             throw e;
         } finally {
-            connection.setAutoCommit(autoCommit);
+            if (!connection.isClosed()) {
+                connection.setAutoCommit(autoCommit);
+            }
         }
     }
 

@@ -105,10 +105,11 @@ public final class PostgresStores {
         PgSchema schema = new PgSchema(options.schema());
         PgWakeUps wakeUps = null;
         try {
+            // creating the schema takes longer than one lock operation: a minute at most
             connections.run(c -> {
                 schema.ensure(c, options.createSchema(), connections.address());
                 return null;
-            });
+            }, 60_000);
             wakeUps = PgWakeUps.start(connections, schema, options.wakeUps() != WakeUps.POLL,
                     options.wakeUps() == WakeUps.AUTO);
             PostgresStore store = new PostgresStore(connections, schema, wakeUps, context.ticker()::nanoTime,

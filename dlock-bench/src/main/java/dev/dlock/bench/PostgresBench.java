@@ -1,0 +1,377 @@
+package dev.dlock.bench;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.dlock.DistributedLock;
+import dev.dlock.LockClient;
+import dev.dlock.testing.PostgresServer;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Lock;
+import java.util.function.Function;
+import javax.sql.DataSource;
+import org.springframework.integration.jdbc.lock.DefaultLockRepository;
+import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+
+/**
+ * dlock on PostgreSQL side by side with Spring Integration's {@code JdbcLockRegistry} (its own
+ * schema, from its jar) and a raw floor (one {@code INSERT ... ON CONFLICT DO NOTHING} and one
+ * {@code DELETE ... WHERE owner = ?} per pair on one connection), on one PostgreSQL server started
+ * by the run; HikariCP pools of 20 connections (one per client where several clients contend, as
+ * separate services would have). Also: what 100,000 held locks cost in the
+ * table, and the dead tuples that lock churn leaves with autovacuum on.
+ *
+ * <pre>java -cp dlock-bench.jar dev.dlock.bench.PostgresBench [--rounds N] [--churn PAIRS]</pre>
+ */
+public final class PostgresBench {
+
+    private static final int THREADS = 16;
+    /** Clients (dlock clients, lock registries) the contended threads are spread over, as in separate services. */
+    private static final int CLIENTS = 4;
+    private static final Duration CONTENDED_RUN = Duration.ofSeconds(4);
+    private static final int UNCONTENDED_PAIRS = 2_000;
+
+    private PostgresBench() {
+    }
+
+    /** One lock implementation: a thread-bound lock per name. */
+    private interface Subject extends AutoCloseable {
+        Lock lock(String name);
+
+        @Override
+        void close();
+    }
+
+    public static void main(String[] args) throws Exception {
+        int rounds = intArg(args, "--rounds", 3);
+        int churnPairs = intArg(args, "--churn", 1_000_000);
+        int held = intArg(args, "--held", 100_000);
+        try (PostgresServer server = PostgresServer.start("autovacuum=on");
+                HikariDataSource pool = pool(server.jdbcUrl())) {
+            System.out.println("PostgreSQL: " + server.sql("SHOW server_version") + ", loopback, a server of the run's own"
+                    + " (fsync off); HikariCP pool of 20; " + Runtime.getRuntime().availableProcessors() + " cores");
+            createJdbcLockRegistrySchema(pool);
+            createRawSchema(pool);
+            List<String> names = List.of("raw floor", "JdbcLockRegistry", "dlock");
+            List<Function<DataSource, Subject>> subjects = List.of(PostgresBench::raw, PostgresBench::jdbcLockRegistry,
+                    PostgresBench::dlock);
+            for (int round = 1; round <= rounds; round++) {
+                System.out.println("\nround " + round);
+                for (int i = 0; i < names.size(); i++) {
+                    // rotate the order each round
+                    int k = (i + round) % names.size();
+                    try (Subject subject = subjects.get(k).apply(pool)) {
+                        uncontended(names.get(k), subject);
+                    }
+                    if (k != 0) {
+                        // each client as a service of its own: its own pool, as it would have
+                        List<Subject> clients = new ArrayList<>();
+                        List<HikariDataSource> pools = new ArrayList<>();
+                        for (int c = 0; c < CLIENTS; c++) {
+                            pools.add(pool(server.jdbcUrl()));
+                            clients.add(subjects.get(k).apply(pools.get(c)));
+                        }
+                        try {
+                            contended(names.get(k), clients);
+                        } finally {
+                            clients.forEach(Subject::close);
+                            pools.forEach(HikariDataSource::close);
+                        }
+                    }
+                }
+            }
+            if (held > 0) {
+                heldLocks(server, pool, held);
+            }
+            if (churnPairs > 0) {
+                churn(server, pool, churnPairs);
+            }
+        }
+    }
+
+    private static void uncontended(String name, Subject subject) {
+        Lock lock = subject.lock("uncontended");
+        for (int i = 0; i < 500; i++) {
+            lock.lock();
+            lock.unlock();
+        }
+        long[] pairs = new long[UNCONTENDED_PAIRS];
+        long start = System.nanoTime();
+        for (int i = 0; i < pairs.length; i++) {
+            long t0 = System.nanoTime();
+            lock.lock();
+            lock.unlock();
+            pairs[i] = System.nanoTime() - t0;
+        }
+        long total = System.nanoTime() - start;
+        Arrays.sort(pairs);
+        System.out.printf(Locale.ROOT, "  uncontended %-17s pair p50 %6.0f µs  p99 %6.0f µs  %7.0f pairs/s%n", name,
+                pairs[pairs.length / 2] / 1e3, pairs[pairs.length * 99 / 100] / 1e3, pairs.length / (total / 1e9));
+    }
+
+    /**
+     * 16 threads on one name, spread round-robin over 4 clients, an empty critical section:
+     * acquisitions/s, the handoff gap (from one holder's release to the next holder's grant, as the
+     * next holder sees it), Jain's index over the threads' acquisitions, and exclusion violations.
+     */
+    private static void contended(String name, List<Subject> clients) throws Exception {
+        AtomicBoolean running = new AtomicBoolean(true);
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger violations = new AtomicInteger();
+        AtomicLong lastRelease = new AtomicLong();
+        long[] counts = new long[THREADS];
+        List<long[]> gaps = new ArrayList<>();
+        CountDownLatch done = new CountDownLatch(THREADS);
+        List<Thread> threads = new ArrayList<>();
+        long deadline = System.nanoTime() + CONTENDED_RUN.toNanos();
+        for (int t = 0; t < THREADS; t++) {
+            int index = t;
+            long[] threadGaps = new long[200_000];
+            gaps.add(threadGaps);
+            Thread thread = new Thread(() -> {
+                Lock lock = clients.get(index % clients.size()).lock("contended");
+                int g = 0;
+                try {
+                    while (System.nanoTime() < deadline) {
+                        lock.lock();
+                        long granted = System.nanoTime();
+                        if (inside.incrementAndGet() != 1) {
+                            violations.incrementAndGet();
+                        }
+                        long released = lastRelease.get();
+                        if (released != 0 && g < threadGaps.length) {
+                            threadGaps[g++] = granted - released;
+                        }
+                        counts[index]++;
+                        inside.decrementAndGet();
+                        lastRelease.set(System.nanoTime());
+                        lock.unlock();
+                    }
+                } finally {
+                    threadGaps[threadGaps.length - 1] = g;
+                    done.countDown();
+                }
+            });
+            threads.add(thread);
+        }
+        long start = System.nanoTime();
+        threads.forEach(Thread::start);
+        done.await(5, TimeUnit.MINUTES);
+        long elapsed = System.nanoTime() - start;
+        running.set(false);
+        long total = Arrays.stream(counts).sum();
+        double sum = 0;
+        double squares = 0;
+        for (long c : counts) {
+            sum += c;
+            squares += (double) c * c;
+        }
+        double jain = sum * sum / (THREADS * squares);
+        long[] all = gaps.stream().flatMapToLong(g -> Arrays.stream(g, 0, (int) g[g.length - 1])).sorted().toArray();
+        double gapP50 = all.length == 0 ? Double.NaN : all[all.length / 2] / 1e3;
+        System.out.printf(Locale.ROOT, "  contended (16 threads, 4 clients) %-17s %7.0f acquisitions/s  handoff gap p50 %7.0f µs  Jain %.3f"
+                        + "  exclusion violations %d%n", name, total / (elapsed / 1e9), gapP50, jain, violations.get());
+    }
+
+    /** 100,000 locks held at once by one client, renewed by the watchdog: rows and bytes in dlock_hold. */
+    private static void heldLocks(PostgresServer server, DataSource pool, int count) throws Exception {
+        try (LockClient client = LockClient.builder().postgres(pool).defaultLease(Duration.ofMillis(4_500))
+                .commandTimeout(Duration.ofMillis(1_400)).build()) {
+            AtomicInteger lost = new AtomicInteger();
+            List<Thread> threads = new ArrayList<>();
+            for (int t = 0; t < THREADS; t++) {
+                int from = t;
+                threads.add(new Thread(() -> {
+                    for (int i = from; i < count; i += THREADS) {
+                        client.getLock("held-" + i).acquireAsync().join().whenLost().thenRun(lost::incrementAndGet);
+                    }
+                }));
+            }
+            long start = System.nanoTime();
+            threads.forEach(Thread::start);
+            for (Thread thread : threads) {
+                thread.join();
+            }
+            long took = System.nanoTime() - start;
+            server.sql("VACUUM ANALYZE dlock_hold");
+            Thread.sleep(10_000);
+            String size = server.sql("SELECT pg_total_relation_size('dlock_hold'), pg_relation_size('dlock_hold'), "
+                    + "(SELECT count(*) FROM dlock_hold)");
+            String[] parts = size.split("\\|");
+            long total = Long.parseLong(parts[0]);
+            System.out.printf(Locale.ROOT, "%nheld: %,d locks taken in %.1f s; dlock_hold %s rows, %,d bytes with its "
+                            + "index (%,d bytes of table): %.0f bytes per held lock; held 10 s with a 4.5 s lease: %d lost%n",
+                    count, took / 1e9, parts[2], total, Long.parseLong(parts[1]), (double) total / count, lost.get());
+        }
+    }
+
+    /** Lock churn with autovacuum on: dead tuples in dlock_hold after the pairs, and vacuum runs. */
+    private static void churn(PostgresServer server, DataSource pool, int pairs) throws Exception {
+        try (LockClient client = LockClient.builder().postgres(pool).build()) {
+            AtomicInteger next = new AtomicInteger();
+            List<Thread> threads = new ArrayList<>();
+            long start = System.nanoTime();
+            for (int t = 0; t < THREADS; t++) {
+                int index = t;
+                threads.add(new Thread(() -> {
+                    DistributedLock lock = client.getLock("churn-" + index);
+                    while (next.getAndIncrement() < pairs) {
+                        lock.lock();
+                        lock.unlock();
+                    }
+                }));
+            }
+            threads.forEach(Thread::start);
+            for (Thread thread : threads) {
+                thread.join();
+            }
+            long took = System.nanoTime() - start;
+            Thread.sleep(2_000); // the statistics collector reports a little later
+            System.out.printf(Locale.ROOT, "%nchurn: %,d lock/unlock pairs on 16 names in %.0f s (%.0f pairs/s); "
+                            + "dlock_hold: n_live_tup|n_dead_tup|autovacuum_count|size = %s%n", pairs, took / 1e9,
+                    pairs / (took / 1e9), server.sql("SELECT n_live_tup || '|' || n_dead_tup || '|' || autovacuum_count "
+                            + "|| '|' || pg_total_relation_size('dlock_hold') FROM pg_stat_user_tables WHERE relname = 'dlock_hold'"));
+        }
+    }
+
+    private static HikariDataSource pool(String jdbcUrl) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(jdbcUrl);
+        config.setMaximumPoolSize(20);
+        return new HikariDataSource(config);
+    }
+
+    private static Subject dlock(DataSource pool) {
+        LockClient client = LockClient.builder().postgres(pool).build();
+        return new Subject() {
+            @Override
+            public Lock lock(String name) {
+                return client.getLock(name);
+            }
+
+            @Override
+            public void close() {
+                client.close();
+            }
+        };
+    }
+
+    private static Subject jdbcLockRegistry(DataSource pool) {
+        DefaultLockRepository repository = new DefaultLockRepository(pool);
+        repository.setTransactionManager(new DataSourceTransactionManager(pool));
+        repository.afterPropertiesSet();
+        repository.afterSingletonsInstantiated();
+        JdbcLockRegistry registry = new JdbcLockRegistry(repository);
+        return new Subject() {
+            @Override
+            public Lock lock(String name) {
+                return registry.obtain(name);
+            }
+
+            @Override
+            public void close() {
+                repository.close();
+            }
+        };
+    }
+
+    /** The raw floor: INSERT ... ON CONFLICT DO NOTHING / DELETE ... WHERE owner = ?, one connection per thread. */
+    private static Subject raw(DataSource pool) {
+        return new Subject() {
+            @Override
+            public Lock lock(String name) {
+                return new RawLock(pool, name);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
+    private static final class RawLock extends java.util.concurrent.locks.ReentrantLock {
+        private static final long serialVersionUID = 1L;
+        private final transient Connection connection;
+        private final String name;
+        private final String owner = java.util.UUID.randomUUID().toString();
+
+        RawLock(DataSource pool, String name) {
+            try {
+                this.connection = pool.getConnection();
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException(e);
+            }
+            this.name = name;
+        }
+
+        @Override
+        public void lock() {
+            try (PreparedStatement insert = connection.prepareStatement(
+                    "INSERT INTO raw_lock (name, owner) VALUES (?, ?) ON CONFLICT DO NOTHING")) {
+                insert.setString(1, name);
+                insert.setString(2, owner);
+                if (insert.executeUpdate() != 1) {
+                    throw new IllegalStateException("the raw floor is measured uncontended only");
+                }
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        @Override
+        public void unlock() {
+            try (PreparedStatement delete = connection.prepareStatement("DELETE FROM raw_lock WHERE name = ? AND owner = ?")) {
+                delete.setString(1, name);
+                delete.setString(2, owner);
+                delete.executeUpdate();
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    private static void createRawSchema(DataSource pool) throws Exception {
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE raw_lock (name text PRIMARY KEY, owner text NOT NULL)");
+        }
+    }
+
+    /** The schema Spring Integration's docs give for PostgreSQL, read from its jar. */
+    private static void createJdbcLockRegistrySchema(DataSource pool) throws Exception {
+        String sql;
+        try (InputStream in = DefaultLockRepository.class.getResourceAsStream("/org/springframework/integration/jdbc/schema-postgresql.sql")) {
+            sql = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            for (String statement : sql.split(";")) {
+                String trimmed = statement.strip();
+                if (trimmed.contains("INT_LOCK")) {
+                    s.execute(trimmed);
+                }
+            }
+        }
+    }
+
+    private static int intArg(String[] args, String name, int fallback) {
+        for (int i = 0; i + 1 < args.length; i++) {
+            if (args[i].equals(name)) {
+                return Integer.parseInt(args[i + 1].replace("_", "").replace(",", ""));
+            }
+        }
+        return fallback;
+    }
+}

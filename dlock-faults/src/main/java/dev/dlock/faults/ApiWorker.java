@@ -1,0 +1,147 @@
+package dev.dlock.faults;
+
+import dev.dlock.DistributedLock;
+import dev.dlock.LockBackendException;
+import dev.dlock.LockClient;
+import dev.dlock.LockClientBuilder;
+import dev.dlock.LockHandle;
+import dev.dlock.LockLostException;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A client process of the campaign using the API: in a loop, takes one of the locks (watchdog
+ * lease, bounded wait), registers its token with the fenced resource, does one to four fenced
+ * read-modify-writes of the lock's counter a little apart, each only while its handle says the
+ * hold is valid, and releases. Reports every step to the resource, which records it.
+ *
+ * <pre>
+ * ApiWorker RESOURCE_HOST RESOURCE_PORT PROC LEASE_MS WAIT_MS SEED LOCK[,LOCK...] redis|cluster URI[,URI...]
+ * </pre>
+ */
+public final class ApiWorker {
+
+    private final PrintWriter out;
+    private final BufferedReader in;
+    private final String proc;
+
+    private ApiWorker(Socket socket, String proc) throws IOException {
+        this.out = new PrintWriter(socket.getOutputStream(), true, StandardCharsets.UTF_8);
+        this.in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+        this.proc = proc;
+    }
+
+    public static void main(String[] args) throws Exception {
+        String proc = args[2];
+        Duration lease = Duration.ofMillis(Long.parseLong(args[3]));
+        Duration wait = Duration.ofMillis(Long.parseLong(args[4]));
+        Random random = new Random(Long.parseLong(args[5]));
+        List<String> locks = List.of(args[6].split(","));
+        // a Sentinel URL names its sentinels with commas; a Cluster's nodes are separate URLs
+        String[] uris = args[7].equals("cluster") ? args[8].split(",") : new String[] {args[8]};
+        LockClientBuilder builder = LockClient.builder().defaultLease(lease).clientName(proc)
+                .commandTimeout(lease.dividedBy(4)).outageTolerance(wait);
+        builder = args[7].equals("cluster") ? builder.clusterNodes(uris) : builder.redisUri(uris[0]);
+        LockClient client = null;
+        try (Socket socket = new Socket(args[0], Integer.parseInt(args[1]))) {
+            ApiWorker worker = new ApiWorker(socket, proc);
+            while (client == null) {
+                try {
+                    client = builder.build();
+                } catch (LockBackendException e) {
+                    worker.send("ERROR " + proc + " connect 0 " + oneLine(e));
+                    Thread.sleep(500);
+                }
+            }
+            while (true) {
+                worker.round(client.getLock(locks.get(random.nextInt(locks.size()))), wait, random);
+            }
+        }
+    }
+
+    private void round(DistributedLock lock, Duration wait, Random random) throws Exception {
+        long start = System.nanoTime();
+        Optional<LockHandle> acquired;
+        try {
+            acquired = lock.tryAcquireAsync(wait).get();
+        } catch (ExecutionException e) {
+            send("ERROR " + proc + " " + lock.name() + " " + sinceMs(start) + " " + oneLine(e.getCause()));
+            Thread.sleep(100);
+            return;
+        }
+        if (acquired.isEmpty()) {
+            send("TIMEOUT " + proc + " " + lock.name() + " " + sinceMs(start) + " wait " + wait.toMillis());
+            return;
+        }
+        LockHandle handle = acquired.get();
+        String hold = proc + " " + lock.name() + " " + handle.fencingToken();
+        boolean fenced = !valid(handle, hold) || !send("ACQ " + hold + " " + handle.remainingLease().toMillis()
+                + " " + System.currentTimeMillis()).equals("OK");
+        int writes = 1 + random.nextInt(4);
+        for (int i = 0; i < writes && !fenced; i++) {
+            Thread.sleep(50 + random.nextInt(200));
+            if (!valid(handle, hold)) {
+                fenced = true;
+                break;
+            }
+            String read = send("READ " + hold);
+            long value = Long.parseLong(read.substring("VALUE ".length()));
+            // the validity is judged again just before the write: the read may have taken a while
+            long validFor = handle.remainingLease().toMillis();
+            if (!handle.isValid() || validFor <= 0) {
+                send("LOST " + hold + " told by isValid() before a write");
+                fenced = true;
+                break;
+            }
+            fenced = !send("WRITE " + hold + " " + value + " " + validFor).equals("OK");
+        }
+        send("REL " + hold);
+        try {
+            handle.release();
+        } catch (LockLostException e) {
+            send("LOST " + hold + " told at release: " + oneLine(e));
+        } catch (LockBackendException e) {
+            send("ERROR " + proc + " " + lock.name() + " 0 release: " + oneLine(e));
+        }
+    }
+
+    /** Whether the hold is still valid; if not, the holder was told, and that is recorded. */
+    private boolean valid(LockHandle handle, String hold) {
+        if (handle.isValid()) {
+            return true;
+        }
+        send("LOST " + hold + " told by isValid()" + (handle.whenLost().isDone() ? " and whenLost()" : ""));
+        return false;
+    }
+
+    private String send(String line) {
+        out.println(line);
+        try {
+            String reply = in.readLine();
+            if (reply == null) {
+                throw new IllegalStateException("the fenced resource closed the connection");
+            }
+            return reply;
+        } catch (IOException e) {
+            throw new IllegalStateException("the fenced resource is unreachable", e);
+        }
+    }
+
+    private static long sinceMs(long startNanos) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+    }
+
+    private static String oneLine(Throwable e) {
+        return String.valueOf(e.getMessage()).replace('\n', ' ');
+    }
+}

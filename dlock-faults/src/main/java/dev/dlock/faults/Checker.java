@@ -1,0 +1,249 @@
+package dev.dlock.faults;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Judges a campaign's history. The properties, each a {@link Violation} when broken:
+ * <ol>
+ * <li><b>exclusion</b>: no two holds of one lock that both had a write accepted believed they held
+ * it at the same moment (each hold's belief runs from its registration to its release or its being
+ * told of a loss, never past the validity it last claimed; overlaps up to
+ * {@value #OVERLAP_SLACK_MS} ms are within the measuring error);</li>
+ * <li><b>lost update</b>: every accepted write wrote back the counter it read plus one, so the
+ * counter equals the accepted writes;</li>
+ * <li><b>tokens</b>: per lock, the tokens of successive holds accepted by the resource strictly
+ * increase;</li>
+ * <li><b>liveness</b>: after each fault is healed, some write is accepted within the bound;</li>
+ * <li><b>waits</b>: no acquisition reported its failure later than its wait plus a slack (outside a
+ * pause of its own process);</li>
+ * <li><b>told</b>: a hold the resource refused (it had lost its lock) was told so by dlock
+ * (whenLost / isValid / LockLostException at release), unless its process was killed or stopped
+ * first (an API client's holds; a {@code dlock exec} command cannot be asked);</li>
+ * <li><b>leftovers</b>: nothing is left in the store after the clients stopped but documented
+ * bookkeeping (reported to the checker by the campaign).</li>
+ * </ol>
+ * Overlaps during a window of a documented limit (a failover, whose asynchronous replication may
+ * lose a grant; a restart without persistence) are reported apart, as documented, when the counter
+ * stayed exact: the fence is what keeps the data safe there.
+ */
+final class Checker {
+
+    /** Faults whose overlapping holds are a documented limit (docs/deployments.md, docs/design.md). */
+    static final Set<String> DOCUMENTED_UNSAFE = Set.of("restart-empty", "sentinel-failover", "cluster-failover");
+
+    record Violation(String property, long atMs, String lock, String message) {
+    }
+
+    record Verdict(List<Violation> violations, List<Violation> documented, Map<String, Integer> holdsPerOutcome) {
+        boolean passed() {
+            return violations.isEmpty();
+        }
+    }
+
+    record Window(String kind, String target, long fromMs, long toMs) {
+    }
+
+    /**
+     * A claimed validity is stamped when the claim arrives, a little after the holder measured it,
+     * so a successor may seem to start up to the claim's transit time early: overlaps this short are
+     * within the measuring error (a machine under load delays loopback messages by tens of ms).
+     */
+    static final long OVERLAP_SLACK_MS = 250;
+
+    private final List<Event> history;
+    private final Map<String, long[]> counters;
+    private final List<String> leftovers;
+    private final long livenessBoundMs;
+    private final long waitSlackMs;
+    private final long leaseMs;
+    private final long endMs;
+
+    Checker(List<Event> history, Map<String, long[]> counters, List<String> leftovers, long livenessBoundMs,
+            long waitSlackMs, long leaseMs, long endMs) {
+        this.history = history.stream().sorted(Comparator.comparingLong(Event::atMs)).toList();
+        this.counters = counters;
+        this.leftovers = leftovers;
+        this.livenessBoundMs = livenessBoundMs;
+        this.waitSlackMs = waitSlackMs;
+        this.leaseMs = leaseMs;
+        this.endMs = endMs;
+    }
+
+    Verdict check() {
+        List<Violation> violations = new ArrayList<>();
+        List<Violation> documented = new ArrayList<>();
+        Map<Hold.Key, Hold> holds = holds();
+        List<Window> windows = windows();
+        exclusion(holds, windows, violations, documented);
+        lostUpdates(violations);
+        tokens(violations);
+        liveness(windows, violations);
+        waits(windows, violations);
+        told(holds, windows, violations);
+        for (String key : leftovers) {
+            violations.add(new Violation("leftovers", endMs, key, "left in the store after every client stopped: " + key));
+        }
+        Map<String, Integer> outcomes = new LinkedHashMap<>();
+        for (Hold hold : holds.values()) {
+            String outcome = hold.hasAcceptedWrite() ? (hold.wasRefused() ? "wrote, then fenced off" : "wrote")
+                    : hold.wasRefused() ? "fenced off" : "no write";
+            outcomes.merge(outcome, 1, Integer::sum);
+        }
+        return new Verdict(new ArrayList<>(violations), documented, outcomes);
+    }
+
+    private Map<Hold.Key, Hold> holds() {
+        Map<Hold.Key, Hold> holds = new LinkedHashMap<>();
+        for (Event e : history) {
+            if (e.token() != 0 && Set.of("ACQ", "READ", "WRITE", "REL", "LOST").contains(e.kind())) {
+                holds.computeIfAbsent(e.holdKey(), Hold::new).events.add(e);
+            }
+        }
+        return holds;
+    }
+
+    List<Window> windows() {
+        List<Window> windows = new ArrayList<>();
+        for (int i = 0; i < history.size(); i++) {
+            Event fault = history.get(i);
+            if (!fault.kind().equals("FAULT")) {
+                continue;
+            }
+            long healed = endMs;
+            for (int j = i + 1; j < history.size(); j++) {
+                Event e = history.get(j);
+                if (e.kind().equals("HEALED") && e.lock().equals(fault.lock()) && e.detail().equals(fault.detail())) {
+                    healed = e.atMs();
+                    break;
+                }
+            }
+            windows.add(new Window(fault.lock(), fault.detail(), fault.atMs(), healed));
+        }
+        return windows;
+    }
+
+    private void exclusion(Map<Hold.Key, Hold> holds, List<Window> windows, List<Violation> violations,
+                           List<Violation> documented) {
+        Map<String, List<Hold>> byLock = holds.values().stream().filter(Hold::hasAcceptedWrite)
+                .collect(Collectors.groupingBy(h -> h.key.lock(), LinkedHashMap::new, Collectors.toList()));
+        for (List<Hold> sameLock : byLock.values()) {
+            sameLock.sort(Comparator.comparingLong(Hold::startMs));
+            for (int i = 0; i < sameLock.size(); i++) {
+                for (int j = i + 1; j < sameLock.size(); j++) {
+                    Hold a = sameLock.get(i);
+                    Hold b = sameLock.get(j);
+                    if (b.startMs() >= a.beliefEndMs() - OVERLAP_SLACK_MS) {
+                        continue;
+                    }
+                    long from = b.startMs();
+                    long to = Math.min(a.beliefEndMs(), b.beliefEndMs());
+                    Violation v = new Violation("exclusion", from, a.key.lock(), String.format(java.util.Locale.ROOT,
+                            "%s (token %d) and %s (token %d) both believed they held '%s' for %d ms, and both had writes accepted",
+                            a.key.proc(), a.key.token(), b.key.proc(), b.key.token(), a.key.lock(), to - from));
+                    boolean excused = windows.stream().anyMatch(w -> DOCUMENTED_UNSAFE.contains(w.kind())
+                            && from <= w.toMs() + leaseMs && to >= w.fromMs())
+                            && counterExact(a.key.lock());
+                    (excused ? documented : violations).add(v);
+                }
+            }
+        }
+    }
+
+    private boolean counterExact(String lock) {
+        long[] c = counters.get(lock);
+        return c == null || c[0] == c[1];
+    }
+
+    private void lostUpdates(List<Violation> violations) {
+        for (Event e : history) {
+            if (e.kind().equals("WRITE") && e.accepted() && !e.detail().isEmpty()) {
+                violations.add(new Violation("lost update", e.atMs(), e.lock(), e.proc() + " (token " + e.token() + "): " + e.detail()));
+            }
+        }
+        counters.forEach((lock, c) -> {
+            if (c[0] != c[1]) {
+                violations.add(new Violation("lost update", endMs, lock, "counter of '" + lock + "' is " + c[0] + " after "
+                        + c[1] + " accepted writes"));
+            }
+        });
+    }
+
+    private void tokens(List<Violation> violations) {
+        Map<String, Event> previous = new LinkedHashMap<>();
+        for (Event e : history) {
+            if (!(e.kind().equals("ACQ") || e.kind().equals("WRITE")) || !e.accepted()) {
+                continue;
+            }
+            Event before = previous.put(e.lock(), e);
+            if (before != null && !before.holdKey().equals(e.holdKey()) && e.token() <= before.token()) {
+                violations.add(new Violation("tokens", e.atMs(), e.lock(), e.proc() + "'s token " + e.token()
+                        + " does not exceed the previous holder " + before.proc() + "'s token " + before.token()));
+            }
+        }
+    }
+
+    private void liveness(List<Window> windows, List<Violation> violations) {
+        List<Long> accepted = history.stream().filter(e -> e.kind().equals("WRITE") && e.accepted()).map(Event::atMs).toList();
+        for (Window w : windows) {
+            if (w.toMs() + livenessBoundMs > endMs) {
+                continue;
+            }
+            boolean progress = accepted.stream().anyMatch(at -> at > w.toMs() && at <= w.toMs() + livenessBoundMs);
+            if (!progress) {
+                violations.add(new Violation("liveness", w.toMs(), w.kind(), "no write accepted within "
+                        + livenessBoundMs + " ms after " + w.kind() + " (" + w.target() + ") was healed"));
+            }
+        }
+    }
+
+    private void waits(List<Window> windows, List<Violation> violations) {
+        for (Event e : history) {
+            if (!(e.kind().equals("TIMEOUT") || e.kind().equals("ERROR")) || e.lock().equals("connect")) {
+                continue;
+            }
+            String waitText = e.detail().startsWith("wait ") ? e.detail().substring(5).split(" ")[0] : null;
+            long waited = e.value();
+            long startedMs = e.atMs() - waited;
+            boolean paused = windows.stream().anyMatch(w -> w.kind().equals("client-stop") && w.target().equals(e.proc())
+                    && w.fromMs() <= e.atMs() && w.toMs() >= startedMs);
+            long allowed = (waitText != null ? Long.parseLong(waitText) : 0) + waitSlackMs;
+            if (waitText != null && waited > allowed && !paused) {
+                violations.add(new Violation("waits", e.atMs(), e.lock(), e.proc() + " gave up after " + waited
+                        + " ms, past its wait plus " + waitSlackMs + " ms"));
+            }
+        }
+    }
+
+    private void told(Map<Hold.Key, Hold> holds, List<Window> windows, List<Violation> violations) {
+        for (Hold hold : holds.values()) {
+            if (!hold.wasRefused() || hold.wasTold()) {
+                continue;
+            }
+            long refusedAt = hold.events.stream().filter(e -> !e.accepted()
+                    && (e.kind().equals("ACQ") || e.kind().equals("WRITE"))).findFirst().orElseThrow().atMs();
+            boolean exec = hold.events.stream().allMatch(e -> e.validForMs() < 0);
+            boolean interrupted = windows.stream().anyMatch(w -> (w.kind().equals("client-kill") || w.kind().equals("client-stop"))
+                    && w.target().equals(hold.key.proc()) && w.fromMs() <= refusedAt + leaseMs);
+            boolean execLost = exec && history.stream().anyMatch(e -> e.kind().equals("EXIT") && e.proc().equals(hold.key.proc())
+                    && e.lock().equals(hold.key.lock()) && e.atMs() >= refusedAt && e.value() == 122);
+            boolean runEnded = refusedAt + 3 * leaseMs > endMs;
+            if (!interrupted && !execLost && !runEnded && !exec) {
+                violations.add(new Violation("told", refusedAt, hold.key.lock(), hold.key.proc() + " (token "
+                        + hold.key.token() + ") was fenced off by the resource but never told it had lost the lock"));
+            }
+        }
+    }
+
+    /** The history around a violation: the lock's events and every fault within 3 s either side. */
+    List<Event> around(Violation v) {
+        return history.stream().filter(e -> Math.abs(e.atMs() - v.atMs()) <= 3000
+                        && (e.lock().equals(v.lock()) || e.kind().equals("FAULT") || e.kind().equals("HEALED")))
+                .limit(40).toList();
+    }
+}
