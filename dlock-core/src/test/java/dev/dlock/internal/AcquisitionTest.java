@@ -58,7 +58,7 @@ class AcquisitionTest {
         assertThat(grant.token()).isEqualTo(77);
         assertThat(node.calls(LuaScript.ACQUIRE)).hasSize(3)
                 .extracting(call -> call.args().get(0)).as("a fresh owner id per attempt").doesNotHaveDuplicates();
-        assertThat(acquisition.owner()).isEqualTo(node.calls(LuaScript.ACQUIRE).get(2).args().get(0));
+        assertThat(acquisition.attempts().owner()).isEqualTo(node.calls(LuaScript.ACQUIRE).get(2).args().get(0));
         await().atMost(Duration.ofSeconds(5)).until(() -> lockChannels().isEmpty());
     }
 
