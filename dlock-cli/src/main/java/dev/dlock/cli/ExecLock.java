@@ -52,7 +52,7 @@ final class ExecLock {
         }
         if (given.size() > 1) {
             throw new UsageException(String.join(" and ", given) + " exclude each other: give at most one of "
-                    + "--permits N (a semaphore), --shared or --exclusive (a read-write lock) and --fair (a fair lock)");
+                    + "--permits N (a semaphore), --shared or --exclusive (a read-write lock), or --fair (a fair lock)");
         }
         if (permits != null && (permits < 1 || permits > LockClient.MAX_PERMITS)) {
             throw new UsageException("--permits: from 1 to " + LockClient.MAX_PERMITS + ", got " + permits);
@@ -64,7 +64,7 @@ final class ExecLock {
                        boolean fair) {
         try {
             if (permits != null) {
-                return new ExecLock("semaphore '" + name + "' (" + permits + " permits)", null,
+                return new ExecLock("semaphore '" + name + "' (" + LockInfoView.permits(permits) + ")", null,
                         client.getSemaphore(name, permits));
             }
             if (shared) {
@@ -102,6 +102,11 @@ final class ExecLock {
     String whoHolds() {
         try {
             LockInfo info = semaphore != null ? semaphore.info() : lock.info();
+            if (info.holds().size() == 1) {
+                // whatever its kind: a writer keeping a --shared run out has no reader to show
+                return ": held by " + LockInfoView.holder(info.holds().get(0).holder()) + ", lease left "
+                        + Durations.format(info.holds().get(0).remainingLease());
+            }
             if (info.holds().size() > 1) {
                 return ": held by " + info.holds().size() + " holders, the first " + LockInfoView.holder(
                         info.holds().get(0).holder()) + ", lease left " + Durations.format(info.holds().get(0).remainingLease());

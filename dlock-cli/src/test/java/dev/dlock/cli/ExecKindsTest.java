@@ -143,7 +143,7 @@ class ExecKindsTest {
         for (int i = 0; i < pairs.size(); i++) {
             Cli.Result result = running.get(i).await(Duration.ofMinutes(2));
             assertThat(result.exitCode()).as(pairs.get(i) + ": " + result).isEqualTo(1);
-            assertThat(result.stderr()).as(pairs.get(i)).contains("not acquired within");
+            assertThat(result.stderr()).as(pairs.get(i)).contains("not acquired within").contains(": held by ");
         }
         running.clear();
         assertThat(lines(log)).doesNotContain("ran");
