@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dlock.testing.PostgresServer;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -27,6 +26,8 @@ class FlashSalePostgresTest {
     private static final int PHONES = 10;
     private static final int BUYERS = 2_000;
     private static final int CONCURRENT = 16;
+    // not closed after the class: the application context outlives it (and closes its lock client
+    // against a running server); the harness kills the server when the JVM exits
     private static final PostgresServer postgres = startWithShopTables();
 
     @LocalServerPort
@@ -45,11 +46,6 @@ class FlashSalePostgresTest {
     @DynamicPropertySource
     static void postgresProperties(DynamicPropertyRegistry registry) {
         registry.add("spring.datasource.url", postgres::jdbcUrl);
-    }
-
-    @AfterAll
-    static void stopPostgres() {
-        postgres.close();
     }
 
     @BeforeEach
