@@ -324,7 +324,7 @@ public final class ExecCommand implements Callable<Integer> {
         }
         if (given.size() > 1) {
             throw new UsageException(String.join(" and ", given) + " exclude each other: give one of --wait DURATION, "
-                    + "-w SECONDS and -n");
+                    + "-w SECONDS or -n");
         }
         return noWait ? Duration.ZERO : waitSeconds != null ? waitSeconds : wait;
     }

@@ -34,6 +34,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,6 +70,8 @@ public final class LockEngine implements AutoCloseable {
     /** The client's admission to each semaphore it uses. */
     private final PermitGates permitGates = new PermitGates();
     private volatile boolean closed;
+    /** When the last lock kept for a minimum hold frees itself, on the ticker's clock (the start: none). */
+    private final AtomicLong minimumHoldsEndNanos;
     private final Set<Acquisition> waiting = ConcurrentHashMap.newKeySet();
 
     /**
@@ -90,6 +93,7 @@ public final class LockEngine implements AutoCloseable {
     private LockEngine(Settings settings, StoreFactory stores, List<LockListener> listeners,
                        List<LockObserver> observers, Ticker ticker) {
         this.ticker = ticker;
+        this.minimumHoldsEndNanos = new AtomicLong(ticker.nanoTime());
         this.events = new LockEvents(observers, settings.slowLocks(), ticker);
         this.store = stores.open(new StoreContext(settings, ticker, events.observer()));
         this.keyPrefix = settings.keyPrefix();
@@ -226,6 +230,14 @@ public final class LockEngine implements AutoCloseable {
 
     /** Gives back one hold, keeping the lock a minimum time; see {@link HoldReleases#release(Hold, boolean, long)}. */
     public CompletableFuture<Void> release(Hold hold, boolean last, long minimumHoldNanos) {
+        long keptUntilNanos = hold.heldSinceNanos + minimumHoldNanos;
+        long keptNanos = keptUntilNanos - ticker.nanoTime();
+        if (last && minimumHoldNanos > 0 && keptNanos > 0) {
+            // the client's record names the holder of the kept lock until it frees itself, also
+            // after this client closes (close() leaves the record then)
+            clientRecord.beforeAcquire(TimeUnit.NANOSECONDS.toMillis(keptNanos) + 1);
+            minimumHoldsEndNanos.accumulateAndGet(keptUntilNanos, (end, other) -> other - end > 0 ? other : end);
+        }
         return releases.release(hold, last, minimumHoldNanos);
     }
 
@@ -277,7 +289,9 @@ public final class LockEngine implements AutoCloseable {
             CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new))
                     .get(closeBoundMs, TimeUnit.MILLISECONDS);
             // after the releases on each connection: the record names no holder any more
-            clientRecord.forget().get(closeBoundMs, TimeUnit.MILLISECONDS);
+            if (minimumHoldsEndNanos.get() - ticker.nanoTime() <= 0) {
+                clientRecord.forget().get(closeBoundMs, TimeUnit.MILLISECONDS);
+            }
         } catch (Exception e) {
             LOG.warn("not every lock could be released on close; their leases free them", e);
         } finally {
