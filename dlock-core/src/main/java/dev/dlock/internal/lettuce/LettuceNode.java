@@ -1,10 +1,10 @@
 package dev.dlock.internal.lettuce;
 
+import dev.dlock.NodeError;
 import dev.dlock.internal.redis.LuaScript;
 import dev.dlock.internal.redis.RedisNode;
 import dev.dlock.internal.settings.Settings;
 import dev.dlock.internal.store.NodeFailure;
-import dev.dlock.NodeError;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;

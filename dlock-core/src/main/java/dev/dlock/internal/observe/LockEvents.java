@@ -1,10 +1,10 @@
 package dev.dlock.internal.observe;
 
+import dev.dlock.LockObserver;
 import dev.dlock.LockObserver.AcquireOutcome;
 import dev.dlock.LockObserver.HoldEnding;
 import dev.dlock.LockObserver.Kind;
 import dev.dlock.LockObserver.LossCause;
-import dev.dlock.LockObserver;
 import dev.dlock.internal.hold.Hold;
 import dev.dlock.internal.hold.HoldEvents;
 import dev.dlock.internal.hold.HoldRegistry;
