@@ -22,15 +22,17 @@ mutant() {
   work=$(mktemp -d)
   mkdir -p "$work/src" "$work/classes"
   while [ $# -gt 0 ]; do
+    # found by its path's end, so that a file moved to another package is still found
     local found
-    found=$(find "$src" -name "$1" | head -1)
+    found=$(find "$src" -path "*/$1" | head -1)
     [ -n "$found" ] || { echo "mutant $name: $1 not found under $src"; exit 2; }
+    mkdir -p "$(dirname "$work/src/$1")"
     cp "$found" "$work/src/$1"
     FROM=$2 TO=$3 perl -0pi -e '$n = s/\Q$ENV{FROM}\E/$ENV{TO}/g; die "no match\n" unless $n' "$work/src/$1" \
       || { echo "mutant $name: '$2' not found in $1"; exit 2; }
     shift 3
   done
-  javac --release 17 -nowarn -d "$work/classes" -cp "$jar" "$work"/src/*.java || exit 2
+  javac --release 17 -nowarn -d "$work/classes" -cp "$jar" $(find "$work/src" -name '*.java') || exit 2
   echo "== mutant $name (faults $faults, $duration, seed $seed)"
   java -cp "$work/classes:$jar" dev.dlock.faults.Campaign --duration "$duration" --seed "$seed" --faults "$faults" \
     > "$work/campaign.txt" 2>&1
@@ -45,13 +47,13 @@ mutant() {
 }
 
 mutant watchdog-never-gives-up client-stop,forced-release,restart-empty,server-stop \
-  Watchdog.java 'Renewal outcome = error != null ? Renewal.UNKNOWN : outcomes[i];' 'Renewal outcome = Renewal.RENEWED;'
+  hold/Watchdog.java 'Renewal outcome = error != null ? Renewal.UNKNOWN : outcomes[i];' 'Renewal outcome = Renewal.RENEWED;'
 
 mutant tokens-do-not-increase client-kill,client-stop \
-  Replies.java 'new AcquireReply.Granted(Long.parseLong(String.valueOf(fields.get(1))),' 'new AcquireReply.Granted(1L,' \
-  SingleNodeStore.java 'new AcquireReply.Granted(Long.parseLong(String.valueOf(fields.get(1))),' 'new AcquireReply.Granted(1L,'
+  redis/Replies.java 'new AcquireReply.Granted(Long.parseLong(String.valueOf(fields.get(1))),' 'new AcquireReply.Granted(1L,' \
+  redis/ScriptHandoff.java 'new AcquireReply.Granted(Long.parseLong(String.valueOf(fields.get(1))),' 'new AcquireReply.Granted(1L,'
 
 mutant lease-on-the-wall-clock client-stop \
-  Ticker.java 'return System.nanoTime();' 'return System.currentTimeMillis() * 1_000_000L;'
+  settings/Ticker.java 'return System.nanoTime();' 'return System.currentTimeMillis() * 1_000_000L;'
 
 exit $failed_to_fail

@@ -4,8 +4,9 @@ import dev.dlock.internal.LockEngine;
 import dev.dlock.internal.lettuce.LettuceNodes;
 import dev.dlock.internal.lettuce.RedisStores;
 import dev.dlock.internal.memory.MemoryStores;
-import dev.dlock.internal.settings.Settings;
 import dev.dlock.internal.postgres.PostgresStores;
+import dev.dlock.internal.settings.Settings;
+import dev.dlock.internal.settings.SettingsBuilder;
 import dev.dlock.internal.store.StoreFactory;
 import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
@@ -20,7 +21,7 @@ import javax.sql.DataSource;
  * called again); {@link #build()} checks the rules between options. Not thread-safe.
  */
 public final class LockClientBuilder {
-    private final Settings.Builder settings = new Settings.Builder();
+    private final SettingsBuilder settings = new SettingsBuilder();
     /** The backend: Redis unless another store is chosen. */
     private StoreFactory stores;
     private DataSource postgresDataSource;

@@ -7,6 +7,7 @@ import dev.dlock.internal.memory.MemoryStores;
 import dev.dlock.testing.PostgresServers;
 import dev.dlock.testing.RedisServer;
 import dev.dlock.testing.RedisServers;
+import dev.dlock.testing.ServerKind;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
@@ -77,10 +78,13 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
      *     memory and PostgreSQL
      */
     static LockServers everyBackend(int masters) {
+        // the Valkey run (dlock.server=valkey) checks the servers that speak Redis's protocol; memory and
+        // PostgreSQL do not depend on the server kind and are checked in the Redis run
+        boolean valkey = ServerKind.current() == ServerKind.VALKEY;
         return new LockServers(new EnumMap<>(Map.of(
                 Topology.ONE_REDIS, RedisServers.standalone(),
-                Topology.REDLOCK, RedisServers.masters(masters))), new LockCluster(), true, null,
-                PostgresServers.create());
+                Topology.REDLOCK, RedisServers.masters(masters))), new LockCluster(), !valkey, null,
+                valkey ? null : PostgresServers.create());
     }
 
     /** @return this extension, handing out in-memory clients too */

@@ -100,6 +100,18 @@ class MinimumHoldTest {
     }
 
     @Test
+    void aKeptLockStillNamesItsHolderAfterTheHoldersClientClosed() {
+        LockClient holder = servers.newClient(Topology.ONE_REDIS, builder -> builder.clientName("cron-host"));
+        DistributedLock lock = holder.getLock("kept");
+        lock.lock();
+        lock.unlockHoldingAtLeast(Duration.ofMinutes(1));
+        holder.close();
+        LockInfo info = servers.newClient(Topology.ONE_REDIS).getLock("kept").info();
+        assertThat(info.isLocked()).isTrue();
+        assertThat(info.holder()).hasValueSatisfying(who -> assertThat(who.clientName()).isEqualTo("cron-host"));
+    }
+
+    @Test
     void aReleaseAfterTheMinimumFreesTheLockAtOnce() throws Exception {
         DistributedLock lock = servers.newClient(Topology.ONE_REDIS).getLock("long-job");
         DistributedLock rival = servers.newClient(Topology.ONE_REDIS).getLock("long-job");

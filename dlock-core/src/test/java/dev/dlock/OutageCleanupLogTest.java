@@ -42,7 +42,7 @@ class OutageCleanupLogTest {
         } finally {
             servers.server().resume();
         }
-        // the third acquire timed out after the two cleanups sent before it on the same connection
+        // the first two cleanups were sent before the third acquire on the same connection: they failed
         assertThat(lock.tryLock()).isTrue();
         lock.unlock();
         await().atMost(Duration.ofSeconds(10)).until(() -> !warnings("answers again;").isEmpty());

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.dlock.LockServers.Topology;
-import dev.dlock.testing.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,22 +22,18 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** The semaphore's promises in one JVM, on one Redis and over Redlock (5 masters). */
+/** The semaphore's promises in one JVM, on one Redis, over Redlock (5 masters) and in memory. */
 class SemaphoreTest {
 
     @RegisterExtension
-    static final LockServers servers = LockServers.singleRedisAndRedlock(5).withRedlockNodeTimeout(Duration.ofMillis(250));
+    static final LockServers servers = LockServers.singleRedisAndRedlock(5).withInMemory().withRedlockNodeTimeout(Duration.ofMillis(250));
 
     private static void assertNothingLeft(Topology topology) {
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-            for (RedisServer server : servers.servers(topology)) {
-                assertThat(server.keys("dlock:{*")).as(server.uri()).isEmpty();
-            }
-        });
+        servers.assertNothingLeft(topology);
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK"})
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY"})
     void atMostThePermitCountHoldAtOnceAndEveryWaiterGetsIn(Topology topology) throws Exception {
         List<LockClient> clients = List.of(servers.newClient(topology), servers.newClient(topology));
         AtomicInteger inside = new AtomicInteger();
@@ -73,7 +68,7 @@ class SemaphoreTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK"})
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY"})
     void thePermitCountIsFixedWhileAnyPermitIsHeld(Topology topology) throws Exception {
         DistributedSemaphore three = servers.newClient(topology).getSemaphore("resized", 3);
         DistributedSemaphore five = servers.newClient(topology).getSemaphore("resized", 5);
@@ -111,7 +106,7 @@ class SemaphoreTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK"})
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY"})
     void onlyAPermitOfThisSemaphoreAndClientIsReleased(Topology topology) throws Exception {
         LockClient client = servers.newClient(topology);
         DistributedSemaphore semaphore = client.getSemaphore("owned", 2);
@@ -136,7 +131,7 @@ class SemaphoreTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK"})
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY"})
     void infoListsEveryPermitHolder(Topology topology) throws Exception {
         DistributedSemaphore a = servers.newClient(topology, builder -> builder.clientName("billing-a")).getSemaphore("listed", 3);
         DistributedSemaphore b = servers.newClient(topology, builder -> builder.clientName("billing-b")).getSemaphore("listed", 3);
@@ -179,7 +174,7 @@ class SemaphoreTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK"})
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY"})
     void everyPermitGetsAGreaterTokenThanAnyBefore(Topology topology) throws Exception {
         DistributedSemaphore semaphore = servers.newClient(topology).getSemaphore("tokens", 2);
         long previous = 0;
@@ -199,7 +194,7 @@ class SemaphoreTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK"})
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY"})
     void anExpiredPermitIsReportedLostAndGoesToTheNextWaiter(Topology topology) throws Exception {
         CompletableFuture<LockLostException> told = new CompletableFuture<>();
         LockClient holder = servers.newClient(topology, builder -> builder.listener(told::complete));
@@ -219,7 +214,7 @@ class SemaphoreTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK"})
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY"})
     void theWatchdogKeepsAPermitPastItsLease(Topology topology) throws Exception {
         // a command timeout of a quarter of it: connecting must fit in it on a loaded machine
         Duration lease = Duration.ofMillis(1200);
@@ -236,7 +231,7 @@ class SemaphoreTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK"})
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY"})
     void waitersThatGiveUpLeaveNothingBehind(Topology topology) throws Exception {
         DistributedSemaphore semaphore = servers.newClient(topology).getSemaphore("left-behind", 1);
         DistributedSemaphore waiters = servers.newClient(topology).getSemaphore("left-behind", 1);
@@ -265,7 +260,7 @@ class SemaphoreTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK"})
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY"})
     void forceReleaseAllTakesEveryPermitAndTheHoldersLearnIt(Topology topology) throws Exception {
         DistributedSemaphore semaphore = servers.newClient(topology).getSemaphore("forced", 2);
         LockHandle first = semaphore.acquire();

@@ -5,12 +5,16 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The cli-startup scenario: the wall time of {@code dlock status NAME} on a free lock, from
@@ -31,6 +35,10 @@ final class CliStartup {
      * second dumps its archive of them; both warm the page cache for the jar.
      */
     static final int WARMUPS = 2;
+    /** Runs started together in a batch: twenty hosts' cron starting one job at the same minute. */
+    static final int AT_ONCE = 20;
+    /** Batches per contender and round; the figures of a round are their medians. */
+    static final int BATCHES = 3;
     private static final String LOCK = "bench:cli-startup";
 
     private CliStartup() {
@@ -67,7 +75,50 @@ final class CliStartup {
         figures.put(Metric.WALL_P50, Samples.percentileMicros(nanos, 50) / 1000);
         figures.put(Metric.WALL_MIN, nanos[0] / 1e6);
         figures.put(Metric.WALL_MAX, nanos[nanos.length - 1] / 1e6);
+        long[] lastExits = new long[BATCHES];
+        long[] medians = new long[BATCHES];
+        long[] failures = new long[BATCHES];
+        for (int b = 0; b < BATCHES; b++) {
+            long[] batch = atOnce(command);
+            failures[b] = Arrays.stream(batch).filter(took -> took < 0).count();
+            long[] times = Arrays.stream(batch).map(Math::abs).sorted().toArray();
+            lastExits[b] = times[times.length - 1];
+            medians[b] = times[times.length / 2];
+        }
+        Arrays.sort(lastExits);
+        Arrays.sort(medians);
+        Arrays.sort(failures);
+        figures.put(Metric.WALL_AT_ONCE, lastExits[BATCHES / 2] / 1e6);
+        figures.put(Metric.WALL_AT_ONCE_P50, medians[BATCHES / 2] / 1e6);
+        figures.put(Metric.WALL_AT_ONCE_FAILED, (double) failures[BATCHES / 2]);
         return figures;
+    }
+
+    /**
+     * {@link #AT_ONCE} runs started together: each one's wall time from the batch's start to its
+     * exit, negated for a run that did not exit 0.
+     */
+    private static long[] atOnce(List<String> command) throws IOException, InterruptedException {
+        long start = System.nanoTime();
+        List<CompletableFuture<Long>> runs = new ArrayList<>();
+        for (int i = 0; i < AT_ONCE; i++) {
+            Process process = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            runs.add(process.onExit().thenApply(ended -> {
+                long took = System.nanoTime() - start;
+                return ended.exitValue() == 0 ? took : -took;
+            }));
+        }
+        long[] nanos = new long[AT_ONCE];
+        try {
+            for (int i = 0; i < AT_ONCE; i++) {
+                nanos[i] = runs.get(i).get(120, TimeUnit.SECONDS);
+            }
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("a batch of " + AT_ONCE + " runs of " + String.join(" ", command)
+                    + " failed: " + e, e);
+        }
+        return nanos;
     }
 
     /** One run to its exit, in nanoseconds; fails unless it exits 0 saying the lock is free, and nothing else. */

@@ -31,7 +31,8 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  * dlock on PostgreSQL side by side with Spring Integration's {@code JdbcLockRegistry} (its own
  * schema, from its jar) and a raw floor (one {@code INSERT ... ON CONFLICT DO NOTHING} and one
  * {@code DELETE ... WHERE owner = ?} per pair on one connection), on one PostgreSQL server started
- * by the run and one HikariCP pool of 20 connections. Also: what 100,000 held locks cost in the
+ * by the run; HikariCP pools of 20 connections (one per client where several clients contend, as
+ * separate services would have). Also: what 100,000 held locks cost in the
  * table, and the dead tuples that lock churn leaves with autovacuum on.
  *
  * <pre>java -cp dlock-bench.jar dev.dlock.bench.PostgresBench [--rounds N] [--churn PAIRS]</pre>
@@ -77,20 +78,28 @@ public final class PostgresBench {
                         uncontended(names.get(k), subject);
                     }
                     if (k != 0) {
+                        // each client as a service of its own: its own pool, as it would have
                         List<Subject> clients = new ArrayList<>();
+                        List<HikariDataSource> pools = new ArrayList<>();
                         for (int c = 0; c < CLIENTS; c++) {
-                            clients.add(subjects.get(k).apply(pool));
+                            pools.add(pool(server.jdbcUrl()));
+                            clients.add(subjects.get(k).apply(pools.get(c)));
                         }
                         try {
                             contended(names.get(k), clients);
                         } finally {
                             clients.forEach(Subject::close);
+                            pools.forEach(HikariDataSource::close);
                         }
                     }
                 }
             }
-            heldLocks(server, pool, held);
-            churn(server, pool, churnPairs);
+            if (held > 0) {
+                heldLocks(server, pool, held);
+            }
+            if (churnPairs > 0) {
+                churn(server, pool, churnPairs);
+            }
         }
     }
 

@@ -40,9 +40,11 @@ enum Scenario {
             List.of(Metric.ACQUIRE_RATE, Metric.REDIS_BYTES, Metric.HEAP_BYTES, Metric.MIN_LEASE_LEFT, Metric.LOST)),
     /** The dlock command's start-up: one short command, from process start to exit ({@link CliStartup}). */
     CLI_STARTUP("cli-startup", "`dlock status NAME` on a free lock, process start to exit, median of "
-            + CliStartup.RUNS + " runs per round",
+            + CliStartup.RUNS + " runs per round; and " + CliStartup.AT_ONCE + " started at once (a cron minute "
+            + "on many hosts' worth of JVMs on this machine), median of " + CliStartup.BATCHES + " batches",
             List.of(Contenders.CLI_JAR, Contenders.CLI_LAUNCHER),
-            List.of(Metric.WALL_P50, Metric.WALL_MIN, Metric.WALL_MAX));
+            List.of(Metric.WALL_P50, Metric.WALL_MIN, Metric.WALL_MAX, Metric.WALL_AT_ONCE, Metric.WALL_AT_ONCE_P50,
+                    Metric.WALL_AT_ONCE_FAILED));
 
     final String id;
     final String description;

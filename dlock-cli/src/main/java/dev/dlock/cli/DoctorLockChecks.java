@@ -52,7 +52,15 @@ final class DoctorLockChecks {
     private static DoctorCheck lockKinds(LockClient client, String probe, String label) {
         String kind = "reentrant lock";
         try {
-            once(client.getLock(probe + "-reentrant"));
+            DistributedLock reentrant = client.getLock(probe + "-reentrant");
+            if (!reentrant.tryLock()) {
+                throw new IllegalStateException("refused although nobody held it");
+            }
+            kind = "inspection of a held lock (dlock status, list)";
+            reentrant.info();
+            client.listLocks(probe + "*");
+            kind = "reentrant lock's release";
+            reentrant.unlock();
             kind = "fair lock";
             once(client.getFairLock(probe + "-fair"));
             DistributedReadWriteLock readWrite = client.getReadWriteLock(probe + "-rw");
@@ -69,8 +77,8 @@ final class DoctorLockChecks {
         } catch (RuntimeException e) {
             return DoctorCheck.fail("acl", label, "the " + kind + " failed: " + e.getMessage());
         }
-        return DoctorCheck.ok("acl", label, "every lock kind taken and released (EVALSHA, each kind's scripts, "
-                + "the keys under the prefix)");
+        return DoctorCheck.ok("acl", label, "every lock kind taken, inspected and released (EVALSHA, each kind's "
+                + "scripts, SCAN, the keys under the prefix)");
     }
 
     private static void once(DistributedLock lock) {

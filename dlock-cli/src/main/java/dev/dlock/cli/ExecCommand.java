@@ -42,8 +42,11 @@ import picocli.CommandLine.Spec;
                         + "it) the command gets SIGTERM, SIGKILL after --grace, and dlock exits 122.",
                 "SIGTERM, SIGINT and SIGHUP to dlock are passed on to the command; dlock releases the "
                         + "lock when the command has ended and exits with its code. At a terminal, Ctrl-C and a "
-                        + "hang-up reach the command by themselves, so dlock does not send them twice. A second "
-                        + "signal kills the command (SIGKILL).",
+                        + "hang-up the shell passes on reach the command by themselves, so dlock does not send "
+                        + "them twice; it does when it runs in the background, or leads the terminal's session "
+                        + "(a hang-up then reaches dlock alone). A second signal passed on kills the command "
+                        + "(SIGKILL). The command dies with dlock, even by kill -9 (setpriv --pdeathsig), and "
+                        + "starts with the signal mask and ignored signals dlock started with, as from a shell.",
                 "Not at a terminal, the command runs in a process group of its own (through setsid(1)), "
                         + "and every signal goes to the whole group, so whatever the command started is "
                         + "stopped with it, unless it left the group (a daemon calling setsid). At a "
@@ -54,19 +57,26 @@ import picocli.CommandLine.Spec;
                 ""},
         footerHeading = "%nExit codes:%n",
         footer = {
-                "    1  the lock was not acquired within --wait (as flock -w; see --conflict-exit-code)",
-                "    2  bad input: nothing was run",
-                "   69  Redis unreachable or failing for the whole --wait: nothing was run",
+                "    1  not acquired within --wait (as flock -w; -E picks another code)",
+                "    2  bad input, or Redis refused the credentials, permissions or",
+                "       database (not retried): nothing was run",
+                "   69  Redis unreachable for the whole --wait: nothing was run",
+                "   70  internal error (a bug in dlock)",
                 "  122  the lock was lost while the command ran: it was stopped",
                 "  126  COMMAND cannot be executed",
                 "  127  COMMAND not found",
                 "  else the command's own exit code (128+N when signal N ended it)",
-                "%nDurations: 500ms, 10s, 2m, 1h, 1d, combined as 1m30s, or ISO-8601 PT10S.",
+                "%nDurations: 500ms, 1.5s, 10s, 2m, 1h, 1d, combined as 1m30s, or ISO-8601 PT10S;",
+                "-w takes seconds (0.5) as flock does.",
                 "%nExamples:",
                 "  dlock exec --wait 5m nightly-report -- ./make-report.sh --all",
-                "  dlock exec --permits 2 encoder -- ffmpeg -i in.mov out.mp4    # at most 2 at once",
-                "  dlock exec --shared catalog -- ./read-catalog.sh               # many readers, or",
-                "  dlock exec --exclusive catalog -- ./rebuild-catalog.sh         # one writer"})
+                "  # at most 2 encodes at once, across hosts:",
+                "  dlock exec --permits 2 encoder -- ffmpeg -i in.mov out.mp4",
+                "  # many readers, or one writer:",
+                "  dlock exec --shared catalog -- ./read-catalog.sh",
+                "  dlock exec --exclusive catalog -- ./rebuild-catalog.sh",
+                "  # from every host's cron: one run per 5 minutes, late starters exit 1:",
+                "  dlock exec --wait 0 --hold-at-least 4m cleanup -- ./cleanup.sh"})
 public final class ExecCommand implements Callable<Integer> {
 
     @ParentCommand
@@ -128,8 +138,12 @@ public final class ExecCommand implements Callable<Integer> {
             + "never has a lock descriptor to inherit, as with flock -o.")
     private boolean close;
 
-    @Parameters(index = "0", paramLabel = "NAME", description = "Name of the lock.")
+    @Parameters(index = "0", paramLabel = "NAME", arity = "0..1", description = "Name of the lock.")
     private String name;
+
+    @Option(names = "--name", paramLabel = "NAME", description = "Name of the lock, instead of NAME: for a name "
+            + "that starts with '-'.")
+    private String nameOption;
 
     @Parameters(index = "1..*", paramLabel = "COMMAND", arity = "0..*",
             description = "After '--': the command and its arguments.")
@@ -138,6 +152,7 @@ public final class ExecCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         List<String> argv = commandAfterDelimiter();
+        name = lockName(argv);
         wait = oneWait();
         checkDurations();
         ExecLock.check(permits, shared, exclusive, fair);
@@ -294,7 +309,8 @@ public final class ExecCommand implements Callable<Integer> {
 
     /** Recorded with the hold, so that 'dlock status' tells which command holds the lock. */
     private String clientName() {
-        String path = command.isEmpty() ? "command" : command.get(0);
+        List<String> argv = commandAfterDelimiter();
+        String path = argv.get(0);
         String program = path.substring(path.lastIndexOf('/') + 1);
         String printable = program.replaceAll("[^!-~]", "_");
         return "dlock-exec:" + (printable.length() > 64 ? printable.substring(0, 64) : printable);
@@ -314,7 +330,7 @@ public final class ExecCommand implements Callable<Integer> {
         }
         if (given.size() > 1) {
             throw new UsageException(String.join(" and ", given) + " exclude each other: give one of --wait DURATION, "
-                    + "-w SECONDS and -n");
+                    + "-w SECONDS or -n");
         }
         return noWait ? Duration.ZERO : waitSeconds != null ? waitSeconds : wait;
     }
@@ -351,9 +367,24 @@ public final class ExecCommand implements Callable<Integer> {
         if (argv.isEmpty()) {
             throw new UsageException("missing command after '--': dlock exec [OPTIONS] NAME -- COMMAND [ARGS...]");
         }
-        if (command.size() != argv.size()) {
-            throw new UsageException("NAME must come before '--': dlock exec [OPTIONS] NAME -- COMMAND [ARGS...]");
-        }
         return List.copyOf(argv);
+    }
+
+    /** NAME, before '--' or from --name (once, not both). */
+    private String lockName(List<String> argv) {
+        List<String> positional = new ArrayList<>();
+        if (name != null) {
+            positional.add(name);
+        }
+        positional.addAll(command);
+        int named = positional.size() - argv.size() + (nameOption != null ? 1 : 0);
+        if (named == 0) {
+            throw new UsageException("missing NAME: dlock exec [OPTIONS] NAME -- COMMAND [ARGS...] (or --name NAME)");
+        }
+        if (named > 1) {
+            throw new UsageException(nameOption != null ? "give NAME or --name NAME, not both"
+                    : "NAME must come before '--': dlock exec [OPTIONS] NAME -- COMMAND [ARGS...]");
+        }
+        return nameOption != null ? nameOption : name;
     }
 }

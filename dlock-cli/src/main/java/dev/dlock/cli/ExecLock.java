@@ -23,6 +23,8 @@ final class ExecLock {
     private final String description;
     private final DistributedLock lock;
     private final DistributedSemaphore semaphore;
+    /** NAME's plain lock, whose view shows a holder of any kind: for who keeps another kind out. */
+    private DistributedLock anyHolder;
 
     private ExecLock(String description, DistributedLock lock, DistributedSemaphore semaphore) {
         this.description = description;
@@ -52,7 +54,7 @@ final class ExecLock {
         }
         if (given.size() > 1) {
             throw new UsageException(String.join(" and ", given) + " exclude each other: give at most one of "
-                    + "--permits N (a semaphore), --shared or --exclusive (a read-write lock) and --fair (a fair lock)");
+                    + "--permits N (a semaphore), --shared or --exclusive (a read-write lock), or --fair (a fair lock)");
         }
         if (permits != null && (permits < 1 || permits > LockClient.MAX_PERMITS)) {
             throw new UsageException("--permits: from 1 to " + LockClient.MAX_PERMITS + ", got " + permits);
@@ -62,9 +64,16 @@ final class ExecLock {
     /** The lock or semaphore of NAME that the (checked) options choose. */
     static ExecLock of(LockClient client, String name, Integer permits, boolean shared, boolean exclusive,
                        boolean fair) {
+        ExecLock chosen = choose(client, name, permits, shared, exclusive, fair);
+        chosen.anyHolder = client.getLock(name);
+        return chosen;
+    }
+
+    private static ExecLock choose(LockClient client, String name, Integer permits, boolean shared, boolean exclusive,
+                                   boolean fair) {
         try {
             if (permits != null) {
-                return new ExecLock("semaphore '" + name + "' (" + permits + " permits)", null,
+                return new ExecLock("semaphore '" + name + "' (" + LockInfoView.permits(permits) + ")", null,
                         client.getSemaphore(name, permits));
             }
             if (shared) {
@@ -101,7 +110,13 @@ final class ExecLock {
      */
     String whoHolds() {
         try {
-            LockInfo info = semaphore != null ? semaphore.info() : lock.info();
+            LockInfo own = semaphore != null ? semaphore.info() : lock.info();
+            // a kind's own view may not show a holder of another kind (a plain lock keeping a --shared run out)
+            LockInfo info = own.holds().isEmpty() && own.holder().isEmpty() ? anyHolder.info() : own;
+            if (info.holds().size() == 1) {
+                return ": held by " + LockInfoView.holder(info.holds().get(0).holder()) + ", lease left "
+                        + Durations.format(info.holds().get(0).remainingLease());
+            }
             if (info.holds().size() > 1) {
                 return ": held by " + info.holds().size() + " holders, the first " + LockInfoView.holder(
                         info.holds().get(0).holder()) + ", lease left " + Durations.format(info.holds().get(0).remainingLease());

@@ -6,9 +6,11 @@ import dev.dlock.LockHold;
 import dev.dlock.LockHolder;
 import dev.dlock.LockInfo;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /** How {@code status}, {@code list} and {@code top} show a {@link LockInfo}, to people and to scripts. */
 final class LockInfoView {
@@ -36,15 +38,33 @@ final class LockInfoView {
         json.put("name", info.name());
         json.put("key", info.key());
         json.put("locked", info.isLocked());
-        json.put("holder", info.holder().map(LockInfoView::holderJson).orElse(null));
+        json.put("kind", kind(info));
+        // of several holds, the holder is the one whose token is shown: the highest
+        Optional<LockHold> newest = info.holds().stream().max(Comparator.comparingLong(LockHold::fencingToken));
+        json.put("holder", newest.map(hold -> holderJson(hold.holder()))
+                .orElse(info.holder().map(LockInfoView::holderJson).orElse(null)));
         json.put("holdCount", info.holdCount());
         json.put("remainingLeaseMs", info.remainingLease().toMillis());
         json.put("heldForMs", info.heldFor().toMillis());
-        json.put("fencingToken", info.isLocked() ? info.fencingToken() : null);
+        json.put("fencingToken", info.isLocked() ? newest.map(LockHold::fencingToken).orElse(info.fencingToken()) : null);
         json.put("waitingClients", info.waitingClients());
         json.put("permits", info.permits() > 0 ? info.permits() : null);
         json.put("holds", info.holds().stream().map(LockInfoView::holdJson).toList());
         return json;
+    }
+
+    /**
+     * What holds the name: "semaphore" (permits), "shared" (readers of a read-write lock),
+     * "exclusive" (a lock, a fair lock or a writer: one holder); null when free.
+     */
+    static String kind(LockInfo info) {
+        if (!info.isLocked()) {
+            return null;
+        }
+        if (info.permits() > 0) {
+            return "semaphore";
+        }
+        return info.holds().stream().anyMatch(LockHold::shared) ? "shared" : "exclusive";
     }
 
     private static Map<String, Object> holdJson(LockHold hold) {
@@ -74,6 +94,11 @@ final class LockInfoView {
         return json;
     }
 
+    /** {@code 1 permit}, {@code 3 permits}. */
+    static String permits(int count) {
+        return count + (count == 1 ? " permit" : " permits");
+    }
+
     /** {@code client on host, pid N, thread T}. */
     static String holder(LockHolder holder) {
         return holder.clientName() + " on " + holder.host() + ", pid " + holder.pid() + ", thread " + holder.thread();
@@ -85,8 +110,8 @@ final class LockInfoView {
         out.append("lock '").append(info.name()).append("': ").append(info.isLocked() ? "held" : "free");
         boolean shared = info.holds().stream().anyMatch(LockHold::shared);
         if (info.permits() > 0) {
-            out.append(" (semaphore: ").append(info.holds().size()).append(" of ").append(info.permits())
-                    .append(" permits held)");
+            out.append(" (semaphore: ").append(info.holds().size()).append(" of ").append(permits(info.permits()))
+                    .append(" held)");
         } else if (shared) {
             out.append(" (").append(info.holds().size()).append(info.holds().size() == 1 ? " reader)" : " readers)");
         }

@@ -2,6 +2,7 @@ package dev.dlock.cli;
 
 import dev.dlock.DistributedLock;
 import dev.dlock.LockClient;
+import dev.dlock.LockHold;
 import dev.dlock.LockInfo;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -46,10 +47,18 @@ public final class ReleaseCommand implements Callable<Integer> {
                 out.flush();
                 return ExitCodes.FAILED;
             }
-            out.println("released lock '" + name + "'" + before.holder()
-                    .map(holder -> " (held by " + LockInfoView.holder(holder) + ", fencing token "
-                            + before.fencingToken() + ")")
-                    .orElse(""));
+            if (before.holds().size() > 1) {
+                // a semaphore's permits or a read-write lock's readers: every holder that lost it
+                out.println("released lock '" + name + "' (held by " + before.holds().size() + " holders):");
+                for (LockHold hold : before.holds()) {
+                    out.println("  " + LockInfoView.holder(hold.holder()) + ", fencing token " + hold.fencingToken());
+                }
+            } else {
+                out.println("released lock '" + name + "'" + before.holder()
+                        .map(holder -> " (held by " + LockInfoView.holder(holder) + ", fencing token "
+                                + before.fencingToken() + ")")
+                        .orElse(""));
+            }
             out.flush();
             return ExitCodes.OK;
         }

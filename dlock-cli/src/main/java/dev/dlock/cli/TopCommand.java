@@ -35,7 +35,10 @@ import picocli.CommandLine.Spec;
                 "    0  quit with q, or the --iterations are done",
                 "    2  bad input",
                 "   69  Redis unreachable at start, or at the last of the --iterations",
-                "  130  Ctrl-C (the terminal is given back as it was)"})
+                "   70  internal error (a bug in dlock)",
+                "  129  SIGHUP (the terminal is given back as it was)",
+                "  130  Ctrl-C (the same)",
+                "  143  SIGTERM (the same)"})
 public final class TopCommand implements Callable<Integer> {
 
     static final Duration MIN_INTERVAL = Duration.ofMillis(100);

@@ -210,6 +210,7 @@ class DoctorTest {
         aclUser(redis, "+hset", "-scan");
         Run noScan = doctor("--redis", asUser);
         assertThat(noScan.line("keys")).as(noScan.toString()).startsWith("WARN ").contains("SCAN refused");
+        assertThat(noScan.line("acl")).as(noScan.toString()).startsWith("FAIL ").contains("inspection", "NOPERM");
 
         aclUser(redis, "+scan", "-subscribe");
         Run noSubscribe = doctor("--redis", asUser);

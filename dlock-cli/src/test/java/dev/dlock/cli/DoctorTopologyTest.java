@@ -32,7 +32,7 @@ class DoctorTopologyTest {
     }
 
     @Test
-    void sentinelsThatAgreeAreOkAndOneDownIsAWarning() {
+    void sentinelsThatAgreeAreOkOneDownWarnsAndDisagreementOrADownMasterFails() {
         RedisSentinelGroup group = track(RedisSentinelGroup.start("doctor"));
         Run healthy = doctor("--redis", group.sentinelUri());
         assertThat(healthy.line("sentinel-agree")).as(healthy.toString()).startsWith("OK ")
@@ -54,6 +54,16 @@ class DoctorTopologyTest {
         assertThat(disagree.line("sentinel-agree")).as(disagree.toString()).startsWith("FAIL ")
                 .contains("different masters", "127.0.0.1:" + other.master().port());
         assertThat(disagree.exit()).isEqualTo(2);
+
+        // the master dies with no replica to promote (both paused): the sentinels mark it down and keep it
+        group.replicas().forEach(RedisServer::pause);
+        group.master().kill();
+        RedisServer sentinel = group.sentinels().get(0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> String.valueOf(sentinel.command("SENTINEL", "MASTER", "doctor"))
+                .contains("s_down"));
+        Run down = doctor("--redis", group.sentinelUri());
+        assertThat(down.line("sentinels")).as(down.toString()).startsWith("FAIL ").contains("marked down");
+        assertThat(down.exit()).isEqualTo(2);
     }
 
     @Test

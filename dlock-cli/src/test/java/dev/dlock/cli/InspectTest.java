@@ -133,6 +133,11 @@ class InspectTest {
         assertThat(status.get("holds").get(0).get("holder").get("client").asText()).isEqualTo("inspect-holder");
         assertThat(status.get("holds").get(0).get("shared").asBoolean()).isTrue();
         assertThat(status.get("holds").get(1).get("fencingToken").asLong()).isEqualTo(second.fencingToken());
+        // the summary's holder and token are one holder's: the newest permit's
+        assertThat(status.get("kind").asText()).isEqualTo("semaphore");
+        assertThat(status.get("fencingToken").asLong()).isEqualTo(second.fencingToken());
+        assertThat(status.get("holder").get("client").asText()).isEqualTo("inspect-waiter");
+        assertThat(JSON.readTree(dlock("status", "--json", "catalog").stdout()).get("kind").asText()).isEqualTo("shared");
 
         assertThat(dlock("status", "catalog").stdout()).contains("lock 'catalog': held (2 readers)",
                 "reader         inspect-holder on ", "reader         inspect-waiter on ");

@@ -152,7 +152,7 @@ public final class StoreLock implements DistributedLock {
             try {
                 AcquireReply.Granted raced = acquisition.result().get(boundMs, TimeUnit.MILLISECONDS);
                 if (raced != null) {
-                    engine.abandon(target, kind, acquisition.owner()).get(boundMs, TimeUnit.MILLISECONDS);
+                    engine.abandon(target, kind, acquisition.attempts().owner()).get(boundMs, TimeUnit.MILLISECONDS);
                 }
             } catch (ExecutionException | TimeoutException | InterruptedException ignored) {
                 // the acquire failed or hangs: Failures already sent a best-effort release

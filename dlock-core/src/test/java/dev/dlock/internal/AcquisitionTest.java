@@ -8,7 +8,7 @@ import dev.dlock.NodeError;
 import dev.dlock.internal.acquire.Acquisition;
 import dev.dlock.internal.lettuce.RedisStores;
 import dev.dlock.internal.redis.LuaScript;
-import dev.dlock.internal.settings.Settings;
+import dev.dlock.internal.settings.SettingsBuilder;
 import dev.dlock.internal.settings.Ticker;
 import dev.dlock.internal.store.AcquireReply;
 import dev.dlock.internal.store.LockKind;
@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class AcquisitionTest {
 
     private final FakeNode node = new FakeNode("redis://fake:6379");
-    private final LockEngine engine = new LockEngine(new Settings.Builder().commandTimeout(Duration.ofSeconds(3))
+    private final LockEngine engine = new LockEngine(new SettingsBuilder().commandTimeout(Duration.ofSeconds(3))
             .waiterTimeout(Duration.ofSeconds(10)).clientName("test").build(), RedisStores.on(List.of(node), () -> { }), List.of(), Ticker.system());
     private final LockTarget target = engine.target("orders");
 
@@ -58,7 +58,7 @@ class AcquisitionTest {
         assertThat(grant.token()).isEqualTo(77);
         assertThat(node.calls(LuaScript.ACQUIRE)).hasSize(3)
                 .extracting(call -> call.args().get(0)).as("a fresh owner id per attempt").doesNotHaveDuplicates();
-        assertThat(acquisition.owner()).isEqualTo(node.calls(LuaScript.ACQUIRE).get(2).args().get(0));
+        assertThat(acquisition.attempts().owner()).isEqualTo(node.calls(LuaScript.ACQUIRE).get(2).args().get(0));
         await().atMost(Duration.ofSeconds(5)).until(() -> lockChannels().isEmpty());
     }
 

@@ -8,6 +8,7 @@ import dev.dlock.NodeError;
 import dev.dlock.internal.redis.LuaScript;
 import dev.dlock.internal.redis.QuorumStore;
 import dev.dlock.internal.settings.Settings;
+import dev.dlock.internal.settings.SettingsBuilder;
 import dev.dlock.internal.settings.Ticker;
 import dev.dlock.internal.store.AcquireReply;
 import dev.dlock.internal.store.AcquireRequest;
@@ -225,7 +226,7 @@ class QuorumStoreTest {
     }
 
     private static QuorumStore store(List<FakeNode> nodes, long nodeTimeoutMs) {
-        Settings settings = new Settings.Builder().redlockNodes("redis://a:1", "redis://b:1", "redis://c:1")
+        Settings settings = new SettingsBuilder().redlockNodes("redis://a:1", "redis://b:1", "redis://c:1")
                 .commandTimeout(Duration.ofSeconds(3)).redlockNodeTimeout(Duration.ofMillis(nodeTimeoutMs)).build();
         return new QuorumStore(List.copyOf(nodes), settings, Ticker.system());
     }

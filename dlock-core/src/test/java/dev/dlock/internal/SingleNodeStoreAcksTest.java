@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.dlock.LockBackendException;
 import dev.dlock.internal.redis.LuaScript;
 import dev.dlock.internal.redis.SingleNodeStore;
-import dev.dlock.internal.settings.Settings;
+import dev.dlock.internal.settings.SettingsBuilder;
 import dev.dlock.internal.settings.Ticker;
 import dev.dlock.internal.store.AcquireReply;
 import dev.dlock.internal.store.AcquireRequest;
@@ -25,7 +25,7 @@ class SingleNodeStoreAcksTest {
     private static final LockTarget TARGET = LockTarget.of("dlock:", "orders");
 
     private static SingleNodeStore store(FakeNode node, boolean acks) {
-        Settings.Builder settings = new Settings.Builder().redisUri("redis://fake:6379");
+        SettingsBuilder settings = new SettingsBuilder().redisUri("redis://fake:6379");
         if (acks) {
             settings.replicaAcks(1, Duration.ofMillis(50));
         }

@@ -9,6 +9,7 @@ import dev.dlock.internal.acquire.Acquisition;
 import dev.dlock.internal.hold.Hold;
 import dev.dlock.internal.lettuce.RedisStores;
 import dev.dlock.internal.settings.Settings;
+import dev.dlock.internal.settings.SettingsBuilder;
 import dev.dlock.internal.store.AcquireReply;
 import dev.dlock.internal.store.LockKind;
 import dev.dlock.testing.RedisServers;
@@ -31,7 +32,7 @@ class TickerTest {
 
     @BeforeEach
     void startEngine() {
-        Settings settings = new Settings.Builder().redisUri(redis.server().uri()).build();
+        Settings settings = new SettingsBuilder().redisUri(redis.server().uri()).build();
         engine = new LockEngine(settings, RedisStores.connecting(null), List.of(), ticker);
     }
 

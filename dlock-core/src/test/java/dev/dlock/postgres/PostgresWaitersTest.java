@@ -101,6 +101,24 @@ class PostgresWaitersTest {
     }
 
     @Test
+    void tokensGoUpAcrossACrashOfPostgres() {
+        long highest = 0;
+        LockClient before = client();
+        DistributedLock lock = before.getLock("crash-tokens");
+        for (int i = 0; i < 5; i++) {
+            lock.lock();
+            highest = Math.max(highest, lock.fencingToken());
+            lock.unlock();
+        }
+        postgres.server().kill();
+        postgres.server().startAgain();
+        DistributedLock after = client().getLock("crash-tokens");
+        after.lock();
+        assertThat(after.fencingToken()).isGreaterThan(highest);
+        after.unlock();
+    }
+
+    @Test
     void holdersAreToldTheirHoldsAreLostWhenPostgresIsGonePastTheirLease() {
         LockClient client = LockClient.builder().postgres(postgres.server().jdbcUrl())
                 .defaultLease(Duration.ofSeconds(3)).commandTimeout(Duration.ofMillis(900)).build();

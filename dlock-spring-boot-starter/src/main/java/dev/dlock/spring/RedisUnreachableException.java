@@ -29,6 +29,11 @@ final class RedisUnreachableException extends IllegalStateException {
                 return "Redis refused the credentials: set the user and password it expects in dlock.redis-uri"
                         + " (redis://user:password@host:port) or in spring.data.redis.username and .password.";
             }
+            if (message.contains(" refuses ") && message.contains(", which ")) {
+                // connected, but a command dlock needs is renamed, disabled or not granted to the ACL user
+                return "Redis answers but refuses a command dlock needs: grant it to the user (the ACL rule is in"
+                        + " dlock's docs/deployments.md, Least privilege) or use a server that offers it.";
+            }
         }
         return "Start Redis there, or set dlock.redis-uri (or spring.data.redis.*) to a running one.";
     }

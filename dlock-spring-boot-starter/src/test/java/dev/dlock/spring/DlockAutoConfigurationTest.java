@@ -222,6 +222,19 @@ class DlockAutoConfigurationTest {
     }
 
     @Test
+    void aServerThatRefusesEvalshaIsReportedAsSuchNotAsDown() {
+        try (RedisServer renamed = RedisServer.start("--rename-command", "EVALSHA", "")) {
+            runner.withPropertyValues(springDataRedis(renamed)).run(context -> {
+                assertThat(context).hasFailed();
+                FailureAnalysis analysis = new DlockFailureAnalyzer().analyze(context.getStartupFailure());
+                assertThat(analysis).isNotNull();
+                assertThat(analysis.getDescription()).contains("refuses EVALSHA");
+                assertThat(analysis.getAction()).contains("refuses a command dlock needs").doesNotContain("Start Redis");
+            });
+        }
+    }
+
+    @Test
     void aRefusedOptionIsNamedByItsProperty() {
         runner.withPropertyValues(springDataRedis(appRedis)).withPropertyValues("dlock.command-timeout=20s").run(context ->
                 assertThat(context.getStartupFailure()).hasStackTraceContaining(

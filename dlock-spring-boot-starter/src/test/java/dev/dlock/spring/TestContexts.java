@@ -4,8 +4,10 @@ import dev.dlock.testing.RedisServer;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
 
@@ -26,6 +28,13 @@ final class TestContexts {
         all.addAll(List.of(properties));
         return new SpringApplicationBuilder(sources).web(WebApplicationType.NONE)
                 .properties(all.toArray(String[]::new)).run();
+    }
+
+    /** A runner of applications with the starter's auto-configuration on this server. */
+    static ApplicationContextRunner runner(RedisServer redis) {
+        return new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(DlockAutoConfiguration.class))
+                .withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port());
     }
 
     /** An application with the starter's auto-configuration and one bean of each class. */

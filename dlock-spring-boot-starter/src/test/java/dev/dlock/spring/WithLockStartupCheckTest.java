@@ -6,7 +6,6 @@ import dev.dlock.testing.RedisServers;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** A malformed annotation fails the startup, naming the method and the bad value. */
@@ -15,10 +14,7 @@ class WithLockStartupCheckTest {
     static final RedisServers redis = RedisServers.standalone();
 
     private ApplicationContextRunner runner() {
-        return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(DlockAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.host=" + redis.server().host(),
-                        "spring.data.redis.port=" + redis.server().port());
+        return TestContexts.runner(redis.server());
     }
 
     @Test

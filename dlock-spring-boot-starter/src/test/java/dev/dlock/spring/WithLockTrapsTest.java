@@ -8,7 +8,6 @@ import dev.dlock.testing.RedisServers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -24,10 +23,7 @@ class WithLockTrapsTest {
     static final RedisServers redis = RedisServers.standalone();
 
     private ApplicationContextRunner runner() {
-        return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(DlockAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.host=" + redis.server().host(),
-                        "spring.data.redis.port=" + redis.server().port());
+        return TestContexts.runner(redis.server());
     }
 
     private LockClient ownClient() {

@@ -339,10 +339,25 @@ public final class PostgresServer implements AutoCloseable {
         return all;
     }
 
+    /**
+     * Signals the postmaster first (once stopped it forks no new backend), then each of its children;
+     * a child that exited meanwhile (a client's backend ending) is no error.
+     */
     private void signalAll(String signal) {
+        ProcessSignals.send(postmaster, signal);
         List<String> cmd = new ArrayList<>(List.of("kill", signal));
-        processes().forEach(p -> cmd.add(Long.toString(p.pid())));
-        PostgresInstall.run(cmd, null);
+        postmaster.toHandle().descendants().forEach(p -> cmd.add(Long.toString(p.pid())));
+        if (cmd.size() == 2) {
+            return;
+        }
+        try {
+            PostgresInstall.run(cmd, null);
+        } catch (IllegalStateException e) {
+            boolean onlyGone = e.getMessage().lines().skip(1).allMatch(line -> line.contains("No such process"));
+            if (!onlyGone) {
+                throw e;
+            }
+        }
     }
 
     private static void awaitGone(ProcessHandle process) {

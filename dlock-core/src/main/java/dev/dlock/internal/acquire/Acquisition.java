@@ -23,12 +23,12 @@ import java.util.concurrent.RejectedExecutionException;
  *
  * <p>Queued kinds ({@link LockKind#queued()}: fair lock, waiting writer) keep one waiter id across
  * the attempts (their {@link QueuePlace}), ask again at least every third of the waiter timeout so
- * that Redis knows they live, and leave the queue as soon as they stop waiting. Every attempt
+ * that the store knows they live, and leave the queue as soon as they stop waiting. Every attempt
  * still has a fresh owner id, so a late command of a past attempt cannot touch a later grant. A
  * fair waiter ignores handoffs to other waiters: only the one the lock was handed to wakes at a
- * release. A kind that hands off locally parks its busy waits ({@link LocalPark}); on one Redis
- * its refused waiters are queued the same way, and the one a release hands the lock to takes it
- * over from the release message without asking the store again.
+ * release. A kind that hands off locally parks its busy waits ({@link LocalPark}); where the
+ * store hands off, its refused waiters are queued the same way, and the one a release hands the
+ * lock to takes it over from the release message without asking the store again.
  *
  * <p>Never blocks a thread: each step runs when the previous reply or wake-up arrives.
  * {@link #result()} completes with the grant, or null when the wait ended (or was cancelled);
@@ -44,20 +44,13 @@ public final class Acquisition {
     private final Context context;
     private final LockTarget target;
     private final LockKind kind;
-    private final String ownerPrefix;
-    private final boolean fixedOwner;
-    private final String holder;
-    private final long leaseMs;
+    private final Attempts attempts;
     private final boolean reentry;
-    private final String downgradeFrom;
     private final QueuePlace queue;
     private final LocalPark park;
-    private final long deadlineNanos;
-    private final boolean unbounded;
+    private final Deadline deadline;
     private final CompletableFuture<AcquireReply.Granted> result = new CompletableFuture<>();
 
-    /** The owner id of the current attempt: a fresh one per attempt, unless re-entering a hold. */
-    private volatile String owner;
     private volatile boolean cancelled;
     /** Set when the client closes during the wait: the result fails with it, whatever comes. */
     private volatile IllegalStateException closedWhileWaiting;
@@ -70,16 +63,9 @@ public final class Acquisition {
     private final OutageRetry outages;
     /** What the client's observers and slow-lock warnings follow of this acquisition. */
     private final AcquireTrace trace;
-    /** Semaphore: the permit count the caller expects; 0 for other kinds. Set before {@link #start()}. */
-    private int permits;
-    /** When the last attempt was sent (monotonic nanos). */
-    private volatile long attemptStartNanos;
 
     /**
-     * @param owner         for a re-entry the hold's owner id; else a prefix to which each attempt
-     *                      adds a sequence number, so that a command of a failed attempt that
-     *                      reaches a server late (NOSCRIPT retry, a paused server's backlog) cannot
-     *                      touch a later grant
+     * @param owner         for a re-entry the hold's owner id; else a prefix of each attempt's (see {@link Attempts})
      * @param waitNanos     how long to wait; negative: without bound
      * @param downgradeFrom read lock: owner id of the calling thread's write hold, else ""
      */
@@ -88,17 +74,12 @@ public final class Acquisition {
         this.context = context;
         this.target = target;
         this.kind = kind;
-        this.ownerPrefix = owner;
-        this.fixedOwner = reentry;
-        this.owner = owner;
-        this.holder = holder;
-        this.leaseMs = leaseMs;
+        this.attempts = new Attempts(context.identity(), owner, holder, leaseMs, reentry, downgradeFrom,
+                context.settings().waiterTimeout().toMillis());
         this.reentry = reentry;
-        this.downgradeFrom = downgradeFrom;
         this.queue = new QueuePlace(context, target, kind, owner, reentry);
-        this.unbounded = waitNanos < 0;
-        this.deadlineNanos = context.ticker().nanoTime() + Math.max(0, waitNanos);
-        this.park = new LocalPark(context, target, kind, reentry, this);
+        this.deadline = new Deadline(context.ticker(), waitNanos);
+        this.park = new LocalPark(context, target, kind, this);
         this.watch = new ChannelWatch(context.wakeUps(), target.channel(), kind.handsOver() ? queue.waiterId() : "");
         this.outages = new OutageRetry(context.ticker(), reentry ? 0 : waitNanos, context.settings().outageTolerance());
         this.trace = context.events().acquireStarted(target, kind, holder, waitNanos, reentry);
@@ -111,7 +92,7 @@ public final class Acquisition {
 
     /** Semaphore: the permit count the caller expects, sent with every attempt; call before {@link #start()}. */
     public Acquisition withPermits(int permits) {
-        this.permits = permits;
+        attempts.permits(permits);
         return this;
     }
 
@@ -123,22 +104,9 @@ public final class Acquisition {
         return kind;
     }
 
-    /** The owner id of the last attempt: once granted, the hold's. */
-    public String owner() {
-        return owner;
-    }
-
     /** Where the acquire was called from, when the client captures it; else null. */
     public StackTraceElement site() {
         return trace.site;
-    }
-
-    public String holder() {
-        return holder;
-    }
-
-    public long leaseMs() {
-        return leaseMs;
     }
 
     public CompletableFuture<AcquireReply.Granted> result() {
@@ -183,16 +151,10 @@ public final class Acquisition {
             waitForWake(parkNanos, true);
             return;
         }
-        if (!fixedOwner) {
-            owner = ownerPrefix + ":" + context.identity().nextOwnerSequence();
-        }
-        boolean mayWait = !reentry && (unbounded || remainingNanos() > 0);
+        boolean mayWait = !reentry && !deadline.passed();
         queue.attempting(mayWait);
-        long waiterTimeoutMs = context.settings().waiterTimeout().toMillis();
-        AcquireRequest request = new AcquireRequest(owner, leaseMs, holder, reentry, queue.waiterId(), waiterTimeoutMs,
-                mayWait, queue.ticket(), downgradeFrom, permits);
+        AcquireRequest request = attempts.next(queue, mayWait, context.ticker().nanoTime());
         outages.attempting();
-        attemptStartNanos = context.ticker().nanoTime();
         context.store().acquire(target, kind, request).whenComplete(this::onReply);
     }
 
@@ -207,7 +169,7 @@ public final class Acquisition {
         } else if (reply instanceof AcquireReply.Busy busy) {
             waitAfter(busy);
         } else {
-            fail(Refusals.of(reply, target, kind, permits));
+            fail(Refusals.of(reply, target, kind, attempts.permits()));
         }
     }
 
@@ -219,16 +181,11 @@ public final class Acquisition {
             return;
         }
         if (!watch.isJoined()) {
-            watch.join().whenComplete((ok, subscribeError) -> {
-                if (subscribeError != null) {
-                    retryOrFail(Failures.unwrap(subscribeError));
-                } else {
-                    attempt();
-                }
-            });
+            watch.joinThen(this::attempt, this::retryOrFail);
             return;
         }
-        long waitNanos = RetryDelay.nanos(busy, queue.inQueue(), context.settings(), unbounded, remainingNanos());
+        long waitNanos = RetryDelay.nanos(busy, queue.inQueue(), context.settings(), deadline.unbounded(),
+                deadline.remainingNanos());
         waitForWake(waitNanos, !busy.split());
     }
 
@@ -261,8 +218,8 @@ public final class Acquisition {
             long handedToken = kind.handsOffLocally() && queue.inQueue() ? watch.handedToken(message) : 0;
             if (handedToken > 0) {
                 // a release handed the lock to this queued waiter and named it: see QueuePlace.handedOver
-                owner = queue.waiterId();
-                finish(queue.handedOver(handedToken, attemptStartNanos, leaseMs));
+                attempts.ownedAs(queue.waiterId());
+                finish(queue.handedOver(handedToken, attempts.lastStartNanos(), attempts.leaseMs()));
             } else {
                 attempt();
             }
@@ -291,24 +248,18 @@ public final class Acquisition {
         return wait != null && wait.claim();
     }
 
-    /** A fresh owner id, as for an attempt, under which a handoff grants the lock. */
-    String freshOwner() {
-        owner = ownerPrefix + ":" + context.identity().nextOwnerSequence();
-        return owner;
-    }
-
-    /** The time left to wait, in nanos; negative once the deadline passed. */
-    long remainingNanos() {
-        return deadlineNanos - context.ticker().nanoTime();
+    /** What its attempts ask: the owner id of the last (once granted, the hold's), the lease, the holder. */
+    public Attempts attempts() {
+        return attempts;
     }
 
     /** Whether the wait is over by its caller (cancelled, or the deadline passed). */
     boolean isOver() {
-        return cancelled || (!unbounded && remainingNanos() <= 0);
+        return cancelled || deadline.passed();
     }
 
-    boolean unbounded() {
-        return unbounded;
+    Deadline deadline() {
+        return deadline;
     }
 
     QueuePlace queue() {
@@ -324,7 +275,7 @@ public final class Acquisition {
         IllegalStateException closed = closedWhileWaiting;
         if (closed != null) {
             if (grant != null && !reentry) {
-                context.store().abandon(target, kind, owner);
+                context.store().abandon(target, kind, attempts.owner());
             }
             fail(closed);
             return;
@@ -356,7 +307,7 @@ public final class Acquisition {
         // the caller cancelled the result first: nobody will ever own this grant
         if (!reentry) {
             context.handoff().dropped(target.key());
-            context.store().abandon(target, kind, owner);
+            context.store().abandon(target, kind, attempts.owner());
         }
         queue.leave();
     }

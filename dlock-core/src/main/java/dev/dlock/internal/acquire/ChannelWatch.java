@@ -1,5 +1,6 @@
 package dev.dlock.internal.acquire;
 
+import dev.dlock.internal.store.Failures;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -42,6 +43,17 @@ public final class ChannelWatch {
         WakeUps.Channel joined = wakeUps.join(channelName);
         channel = joined;
         return joined.subscribed();
+    }
+
+    /** Joins (see {@link #join()}), then runs {@code next} once subscribed, or {@code failed} with why not. */
+    void joinThen(Runnable next, java.util.function.Consumer<Throwable> failed) {
+        join().whenComplete((ok, error) -> {
+            if (error != null) {
+                failed.accept(Failures.unwrap(error));
+            } else {
+                next.run();
+            }
+        });
     }
 
     /** Before an attempt: the next message from now on ends the wait that may follow. */

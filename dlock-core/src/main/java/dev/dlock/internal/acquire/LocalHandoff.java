@@ -17,9 +17,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * Passing a lock between the threads of one client (one Redis, kinds that
  * {@linkplain LockKind#handsOffLocally() hand off locally}): the waiters parked on a lock, the
  * handoff of a last release to the first of them (see {@link ParkedWaiters}) unless a waiter of
- * another client is queued in Redis (it gets the lock instead, and this client's waiters ask again
+ * another client is queued in the store (it gets the lock instead, and this client's waiters ask again
  * so that they are queued behind it), and what this client knows it holds, so that a new waiter
- * parks at once instead of asking Redis, which would refuse.
+ * parks at once instead of asking the store, which would refuse.
  */
 public final class LocalHandoff {
 
@@ -47,11 +47,11 @@ public final class LocalHandoff {
     }
 
     /**
-     * Whether a refused waiter of this kind is queued in Redis: a queued kind, or one that hands
+     * Whether a refused waiter of this kind is queued in the store: a queued kind, or one that hands
      * off where the store can (its release then hands the lock to the first queued waiter of any
      * client, see lib/next_waiter.lua).
      */
-    public boolean queuesInRedis(LockKind kind) {
+    public boolean queuesInStore(LockKind kind) {
         return kind.queued() || parksFor(kind);
     }
 
@@ -111,7 +111,7 @@ public final class LocalHandoff {
         LockTarget target = hold.target;
         String nextOwner = next.ownerForHandoff();
         int ownSubscriptions = wakeUps.isJoined(target.channel()) ? 1 : 0;
-        // held here all along if the handoff succeeds: new waiters of this client need not ask Redis
+        // held here all along if the handoff succeeds: new waiters of this client need not ask the store
         handedOver.put(target.key(), hold.validUntilNanos);
         return script.handOff(target, hold.owner, ownSubscriptions, nextOwner, next.leaseMs(), next.waiterId())
                 .handle((reply, error) -> {
@@ -137,7 +137,7 @@ public final class LocalHandoff {
                             // to a waiter of this client that was queued first: it stays here
                             handedOver.put(target.key(), hold.validUntilNanos);
                         } else {
-                            // the lock left this client: its parked waiters that never asked Redis
+                            // the lock left this client: its parked waiters that never asked the store
                             // ask now and are queued behind the new holder; those queued wait on
                             ParkedWaiters.Waiter parked;
                             while ((parked = parkedWaiters.claimFirst(target.key(), waiter -> !waiter.isQueued())) != null) {

@@ -21,11 +21,11 @@ final class LocalPark implements ParkedWaiters.Waiter {
     private final boolean enabled;
     private final Acquisition acquisition;
 
-    LocalPark(Acquisition.Context context, LockTarget target, LockKind kind, boolean reentry, Acquisition acquisition) {
+    LocalPark(Acquisition.Context context, LockTarget target, LockKind kind, Acquisition acquisition) {
         this.handoff = context.handoff();
         this.ticker = context.ticker();
         this.key = target.key();
-        this.enabled = !reentry && handoff.parksFor(kind);
+        this.enabled = !acquisition.attempts().reentry() && handoff.parksFor(kind);
         this.acquisition = acquisition;
     }
 
@@ -41,12 +41,11 @@ final class LocalPark implements ParkedWaiters.Waiter {
     long insteadOfAsking() {
         long heldUntil = handoff.heldHereUntilNanos(key);
         long validNanos = heldUntil == 0 ? 0 : heldUntil - ticker.nanoTime();
-        long remaining = acquisition.remainingNanos();
-        if (validNanos <= 0 || (!acquisition.unbounded() && remaining <= 0)) {
+        Deadline deadline = acquisition.deadline();
+        if (validNanos <= 0 || deadline.passed()) {
             return 0;
         }
-        long waitNanos = validNanos + TimeUnit.MILLISECONDS.toNanos(1);
-        return acquisition.unbounded() ? waitNanos : Math.min(waitNanos, remaining);
+        return deadline.cap(validNanos + TimeUnit.MILLISECONDS.toNanos(1));
     }
 
     void park() {
@@ -70,7 +69,7 @@ final class LocalPark implements ParkedWaiters.Waiter {
     /** The owner id under which a claimed waiter is handed the lock: a fresh one, as for an attempt. */
     @Override
     public String ownerForHandoff() {
-        return acquisition.freshOwner();
+        return acquisition.attempts().freshOwner();
     }
 
     /** The handoff gave the lock to this claimed waiter. */
@@ -97,7 +96,7 @@ final class LocalPark implements ParkedWaiters.Waiter {
 
     @Override
     public long leaseMs() {
-        return acquisition.leaseMs();
+        return acquisition.attempts().leaseMs();
     }
 
     /**
@@ -114,8 +113,7 @@ final class LocalPark implements ParkedWaiters.Waiter {
         long waitNanos = insteadOfAsking();
         QueuePlace queue = acquisition.queue();
         if (queue.isQueuedInStore()) {
-            long queuedWait = acquisition.unbounded() ? queue.refreshNanos()
-                    : Math.min(queue.refreshNanos(), acquisition.remainingNanos());
+            long queuedWait = acquisition.deadline().cap(queue.refreshNanos());
             waitNanos = waitNanos > 0 ? Math.min(waitNanos, queuedWait) : queuedWait;
         }
         if (waitNanos > 0) {

@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * How one acquisition rides through Redis failures: which failures are worth another attempt,
+ * How one acquisition rides through store failures: which failures are worth another attempt,
  * how long to pause before it (10 ms doubling up to 1 s, never past the budget), and the
  * exception once the budget is spent. The budget is the caller's wait; without one (unbounded
  * acquires) it is the client's outage tolerance, counted from the first failure of an unbroken run.
@@ -29,7 +29,7 @@ public final class OutageRetry {
     /** The caller's wait; negative: none (the tolerance applies); 0: one attempt, no retry. */
     private final long waitNanos;
     private final long toleranceNanos;
-    /** When the current run of failures began, or -1 while Redis answers. */
+    /** When the current run of failures began, or -1 while the store answers. */
     private long failingSinceNanos = -1;
     private long nextDelayNanos = FIRST_DELAY_NANOS;
     /** When the last attempt was sent: a run of failures begins with the attempt that failed, not its reply. */
@@ -70,12 +70,12 @@ public final class OutageRetry {
         };
     }
 
-    /** An attempt is being sent to Redis. */
+    /** An attempt is being sent to the store. */
     public void attempting() {
         attemptNanos = ticker.nanoTime();
     }
 
-    /** Redis answered: a later failure starts a new run. */
+    /** the store answered: a later failure starts a new run. */
     public void answered() {
         failingSinceNanos = -1;
         nextDelayNanos = FIRST_DELAY_NANOS;
@@ -109,7 +109,7 @@ public final class OutageRetry {
     /**
      * What the caller gets when the last failure ends the acquire: the failure itself after one
      * attempt or for a failure not worth retrying; else a LockBackendException saying for how long
-     * Redis failed, with the last failure as cause.
+     * the store failed, with the last failure as cause.
      */
     public RuntimeException givenUp(Throwable last) {
         if (waitNanos == 0 || !worthRetrying(last)) {

@@ -5,7 +5,7 @@ import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The waiters of one client parked on its reentrant locks (one Redis only), per lock key, in the
+ * The waiters of one client parked on its reentrant locks (where the store hands off), per lock key, in the
  * order they parked. When a hold of this client is released and one of its own waiters is
  * parked, the release hands the lock to that waiter in the same script (handoff.lua) instead of
  * deleting it and letting every waiter race for it: one round trip from release to the next
@@ -30,10 +30,10 @@ public final class ParkedWaiters {
         /** The owner id under which a claimed waiter is handed the lock: a fresh one, as for an attempt. */
         String ownerForHandoff();
 
-        /** Its waiter id in the lock's queue in Redis ("" when it has none), which it leaves with the grant. */
+        /** Its waiter id in the lock's queue in the store ("" when it has none), which it leaves with the grant. */
         String waiterId();
 
-        /** Whether it is queued in Redis: an attempt of it was refused and queued it. */
+        /** Whether it is queued in the store: an attempt of it was refused and queued it. */
         boolean isQueued();
 
         long leaseMs();
@@ -45,9 +45,9 @@ public final class ParkedWaiters {
         void resume();
 
         /**
-         * The lock went to a waiter queued in Redis, ahead of this claimed one: while this client
+         * The lock went to a waiter queued in the store, ahead of this claimed one: while this client
          * has it (the new holder is a waiter of this client) it parks again; else a waiter that is
-         * queued there too waits on for its turn, and one that never asked Redis asks now.
+         * queued there too waits on for its turn, and one that never asked the store asks now.
          */
         void handedToAnother();
     }

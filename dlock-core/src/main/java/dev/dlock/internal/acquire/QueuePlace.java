@@ -8,8 +8,8 @@ import dev.dlock.internal.store.LockTarget;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One acquisition's standing in its lock's queue in Redis ({@link LockKind#queued()}: fair lock,
- * waiting writer; and the reentrant lock on one Redis, {@link LocalHandoff#queuesInRedis}), kept
+ * One acquisition's standing in its lock's queue in the store ({@link LockKind#queued()}: fair lock,
+ * waiting writer; and the reentrant lock on one Redis, {@link LocalHandoff#queuesInStore}), kept
  * across its attempts: one waiter id for all of them (its place in the queue, or its waiting
  * mark), the fair lock's ticket once the nodes agreed on it, and whether an attempt asked to be
  * queued, so that the waiter leaves as soon as it stops waiting. Otherwise, and for a re-entry,
@@ -26,7 +26,7 @@ public final class QueuePlace {
     private volatile long ticket;
     /** An attempt asked to be queued: the waiter must leave when it stops waiting. */
     private volatile boolean queued;
-    /** An attempt of a waiter with a place in Redis was refused, which queued it there. */
+    /** An attempt of a waiter with a place in the store was refused, which queued it there. */
     private volatile boolean refusedInQueue;
     /** See {@link #shortHandoverFromNanos()}. */
     private volatile long shortHandoverFromNanos;
@@ -38,7 +38,7 @@ public final class QueuePlace {
         this.store = context.store();
         this.target = target;
         this.kind = kind;
-        this.inQueue = context.handoff().queuesInRedis(kind) && !reentry;
+        this.inQueue = context.handoff().queuesInStore(kind) && !reentry;
         this.waiterTimeoutMs = context.settings().waiterTimeout().toMillis();
         this.waiterRefreshMs = context.settings().waiterRefreshMs();
         // distinct from every owner id (prefix:<n>), and never reused
@@ -53,17 +53,17 @@ public final class QueuePlace {
         return ticket;
     }
 
-    /** Whether the acquisition has a place in a queue in Redis, where it must ask again before its deadline. */
+    /** Whether the acquisition has a place in a queue in the store, where it must ask again before its deadline. */
     public boolean inQueue() {
         return inQueue;
     }
 
-    /** Whether it is queued in Redis: an attempt of it was refused, which queued it. */
+    /** Whether it is queued in the store: an attempt of it was refused, which queued it. */
     public boolean isQueuedInStore() {
         return refusedInQueue;
     }
 
-    /** How long a waiter queued in Redis may wait before it must ask again: a third of the waiter timeout. */
+    /** How long a waiter queued in the store may wait before it must ask again: a third of the waiter timeout. */
     public long refreshNanos() {
         return TimeUnit.MILLISECONDS.toNanos(waiterRefreshMs);
     }
@@ -72,7 +72,7 @@ public final class QueuePlace {
      * A release handed the lock to this queued waiter (lib/next_waiter.lua): the grant, under its
      * waiter id (the caller's owner id from now on) with the given token. Its last attempt was
      * refused before the handoff (had it come after, it would have been granted), so the lease is
-     * counted from that attempt's start; Redis keeps it for the waiter's lease or until its queue
+     * counted from that attempt's start; the store keeps it for the waiter's lease or until its queue
      * deadline, whichever is first, which is never shorter than its lease or the waiter timeout
      * counted from that start. Its entry went with the handoff: nothing to leave.
      *

@@ -12,7 +12,7 @@ public final class RetryDelay {
     }
 
     /**
-     * @param inQueue        the waiter has a place in a queue in Redis, which lapses unless it asks
+     * @param inQueue        the waiter has a place in a queue in the store, which lapses unless it asks
      *                       again within the waiter timeout
      * @param remainingNanos the time left until the caller's deadline; negative {@code unbounded}: none
      */

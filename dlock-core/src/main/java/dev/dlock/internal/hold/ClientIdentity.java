@@ -11,7 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Who a client is in Redis: its random client id, from which every owner id is made
+ * Who a client is in the store: its random client id, from which every owner id is made
  * ({@code clientId:threadId:sequence}, the numbers in base 36, never reused), and the holder
  * description of its threads ({@code client\thost\tpid\tthread}), which {@link #parseHolder}
  * reads back. Owner ids are kept short because a lock's hash stores one per hold: 12 characters

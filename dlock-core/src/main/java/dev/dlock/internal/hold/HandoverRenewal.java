@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A lock a release handed to one of this client's queued waiters lasts in Redis no longer than
+ * A lock a release handed to one of this client's queued waiters lasts in the store no longer than
  * that waiter's queue deadline, and is known valid for the waiter timeout when its lease is longer
  * (see {@link Acquisition}): still held at half of that, it is renewed once, early, to its own
  * lease (an explicit lease: to what is left of it). A failed renewal is tried again at half of what

@@ -97,7 +97,7 @@ public final class Hold {
     }
 
     /**
-     * Lost, or its known validity has run out: an explicit lease's end (Redis has freed it by now),
+     * Lost, or its known validity has run out: an explicit lease's end (the store has freed it by now),
      * or a watchdog hold that no renewal reached in time (the watchdog marks it lost at that moment,
      * but the holder must not rely on it even a scheduling delay longer).
      */

@@ -11,7 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The holds of one client: all of them (so {@code close()} can release them), the thread-bound
  * ones by {@link ThreadSlot}, and the reentrant ones by lock key (a waiter of a lock held here
- * need not ask Redis; see {@link LocalHandoff}). A hold leaves the registry when it is forgotten
+ * need not ask the store; see {@link LocalHandoff}). A hold leaves the registry when it is forgotten
  * (its last release) or lost; a thread-bound hold keeps its slot until its thread unlocks, so
  * that the unlock can report the loss.
  */

@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Renews the leases of all watchdog holds of a client together: one timer per client (not per
  * lock) fires every third of the lease and renews the holds in batches (500 keys by default) per
  * script call. A hold whose key is gone or owned by someone else is lost at once; a hold that
- * cannot be renewed because Redis does not answer is lost when its known validity runs out (a
+ * cannot be renewed because the store does not answer is lost when its known validity runs out (a
  * timer set at the failed renewal fires then, unless a later renewal has moved the validity on).
  * A hold lost by any path leaves the watchdog by itself.
  */

@@ -122,12 +122,7 @@ public final class ClusterNode implements RedisNode {
 
     /** The commands {@link CommandCheck} asks the cluster to run (on the node Lettuce picks), sent now. */
     public List<CommandCheck.Probe> commandProbes(boolean withWait) {
-        return CommandCheck.of(
-                failingAsNode(commandOrder.send(() -> commands.<Long>evalsha(CommandCheck.NO_SUCH_SCRIPT,
-                        ScriptOutputType.INTEGER, new String[0]))),
-                failingAsNode(commandOrder.send(() -> commands.<Long>eval(CommandCheck.RETURNS_ONLY,
-                        ScriptOutputType.INTEGER, new String[0]))),
-                withWait ? failingAsNode(commandOrder.send(() -> commands.waitForReplication(0, 1))) : null);
+        return CommandCheck.send(commands, commandOrder, this::failingAsNode, withWait);
     }
 
     /**

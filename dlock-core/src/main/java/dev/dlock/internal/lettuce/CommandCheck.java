@@ -3,12 +3,16 @@ package dev.dlock.internal.lettuce;
 import dev.dlock.LockBackendException;
 import dev.dlock.NodeError;
 import dev.dlock.internal.store.NodeFailure;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.BaseRedisAsyncCommands;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.UnaryOperator;
 
 /**
  * At build, asks each connected server to run the commands a lock cannot do without, so that a
@@ -75,6 +79,19 @@ public final class CommandCheck {
                 + reply + " (" + why + ")";
         NodeError error = new NodeError(address, NodeError.Kind.ERROR_REPLY, reply);
         return new LockBackendException(message, null, null, List.of(error));
+    }
+
+    /**
+     * Sends the probes now, in order, on a node's connection.
+     *
+     * @param asNode the node's translation of a failure into a {@link NodeFailure}
+     */
+    static <C extends RedisScriptingAsyncCommands<String, String> & BaseRedisAsyncCommands<String, String>> List<Probe>
+            send(C commands, CommandOrder order, UnaryOperator<CompletableFuture<?>> asNode, boolean withWait) {
+        return of(
+                asNode.apply(order.send(() -> commands.<Long>evalsha(NO_SUCH_SCRIPT, ScriptOutputType.INTEGER, new String[0]))),
+                asNode.apply(order.send(() -> commands.<Long>eval(RETURNS_ONLY, ScriptOutputType.INTEGER, new String[0]))),
+                withWait ? asNode.apply(order.send(() -> commands.waitForReplication(0, 1))) : null);
     }
 
     /**

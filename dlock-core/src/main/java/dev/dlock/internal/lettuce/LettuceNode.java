@@ -1,10 +1,10 @@
 package dev.dlock.internal.lettuce;
 
+import dev.dlock.NodeError;
 import dev.dlock.internal.redis.LuaScript;
 import dev.dlock.internal.redis.RedisNode;
 import dev.dlock.internal.settings.Settings;
 import dev.dlock.internal.store.NodeFailure;
-import dev.dlock.NodeError;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
@@ -269,12 +269,7 @@ public final class LettuceNode implements RedisNode, DistinctServers.Member {
     /** The commands {@link CommandCheck} asks this server to run, sent now. */
     public List<CommandCheck.Probe> commandProbes(boolean withWait) {
         RedisAsyncCommands<String, String> commands = this.commands;
-        return CommandCheck.of(
-                failingAsNode(commandOrder.send(() -> commands.<Long>evalsha(CommandCheck.NO_SUCH_SCRIPT,
-                        ScriptOutputType.INTEGER, new String[0]))),
-                failingAsNode(commandOrder.send(() -> commands.<Long>eval(CommandCheck.RETURNS_ONLY,
-                        ScriptOutputType.INTEGER, new String[0]))),
-                withWait ? failingAsNode(commandOrder.send(() -> commands.waitForReplication(0, 1))) : null);
+        return CommandCheck.send(commands, commandOrder, this::failingAsNode, withWait);
     }
 
     /**

@@ -1,7 +1,9 @@
 package dev.dlock.internal.memory;
 
 import dev.dlock.internal.store.LockKind;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -72,6 +74,15 @@ public final class MemoryLock {
             return hold != null && hold.kind == kind ? hold : null;
         }
         return exclusive != null && exclusive.owner.equals(owner) && exclusive.kind == kind ? exclusive : null;
+    }
+
+    /** Every hold: the shared ones, then the exclusive one. */
+    List<Hold> holds() {
+        List<Hold> all = new ArrayList<>(shared.values());
+        if (exclusive != null) {
+            all.add(exclusive);
+        }
+        return all;
     }
 
     /** Drops the hold; true when it was there. */

@@ -165,11 +165,7 @@ public final class MemoryRules {
             if (lock == null) {
                 return;
             }
-            List<MemoryLock.Hold> holds = new ArrayList<>(lock.shared.values());
-            if (lock.exclusive != null) {
-                holds.add(lock.exclusive);
-            }
-            for (MemoryLock.Hold hold : holds) {
+            for (MemoryLock.Hold hold : lock.holds()) {
                 if (hold.owner.equals(owner) && lock.drop(hold)) {
                     messages.add(new Message(target.channel(), Long.toString(hold.token)));
                 }
@@ -204,12 +200,8 @@ public final class MemoryRules {
             if (lock == null || !lock.isHeld()) {
                 return false;
             }
-            List<MemoryLock.Hold> holds = new ArrayList<>(lock.shared.values());
-            if (lock.exclusive != null) {
-                holds.add(lock.exclusive);
-            }
             long highest = 0;
-            for (MemoryLock.Hold hold : holds) {
+            for (MemoryLock.Hold hold : lock.holds()) {
                 lock.drop(hold);
                 highest = Math.max(highest, hold.token);
                 int colon = hold.owner.indexOf(':');
@@ -278,10 +270,7 @@ public final class MemoryRules {
                 return new LockHolds(0, List.of());
             }
             List<LockHolds.HoldState> holds = new ArrayList<>();
-            if (lock.exclusive != null) {
-                holds.add(state(lock.exclusive, false, now));
-            }
-            lock.shared.values().forEach(hold -> holds.add(state(hold, true, now)));
+            lock.holds().forEach(hold -> holds.add(state(hold, hold != lock.exclusive, now)));
             holds.sort(Comparator.comparingLong(LockHolds.HoldState::token));
             return new LockHolds(lock.permits, holds);
         }

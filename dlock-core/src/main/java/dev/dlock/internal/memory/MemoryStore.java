@@ -211,11 +211,6 @@ public final class MemoryStore implements LockStore {
     }
 
     @Override
-    public long validUntilNanos(long startNanos, long leaseMs) {
-        return startNanos + TimeUnit.MILLISECONDS.toNanos(leaseMs);
-    }
-
-    @Override
     public void close() {
         wakeUps.close();
         thread.shutdown();

@@ -43,7 +43,7 @@ public final class AcquireTrace {
         this.observed = observed;
     }
 
-    /** The acquisition waits (for a release, a lease's end, or Redis); only the first call counts. */
+    /** The acquisition waits (for a release, a lease's end, or the store); only the first call counts. */
     public void waiting() {
         if (events != null && !waiting) {
             waiting = true;

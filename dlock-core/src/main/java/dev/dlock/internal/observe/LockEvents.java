@@ -1,10 +1,10 @@
 package dev.dlock.internal.observe;
 
+import dev.dlock.LockObserver;
 import dev.dlock.LockObserver.AcquireOutcome;
 import dev.dlock.LockObserver.HoldEnding;
 import dev.dlock.LockObserver.Kind;
 import dev.dlock.LockObserver.LossCause;
-import dev.dlock.LockObserver;
 import dev.dlock.internal.hold.Hold;
 import dev.dlock.internal.hold.HoldEvents;
 import dev.dlock.internal.hold.HoldRegistry;
@@ -151,9 +151,9 @@ public final class LockEvents implements HoldEvents {
     }
 
     /**
-     * The first frame of the current thread's stack outside dlock: not in {@code dev.dlock.internal},
-     * nor a class of {@code dev.dlock} loaded from dlock's own jar (an application's or a test's
-     * class in that package counts as outside).
+     * The first frame of the current thread's stack outside dlock: not in {@code dev.dlock.internal}
+     * or a package below it, nor a class of {@code dev.dlock} loaded from dlock's own jar (an
+     * application's or a test's class in that package counts as outside).
      */
     public static StackTraceElement callerOutsideDlock() {
         return STACK.walk(frames -> frames.filter(frame -> !insideDlock(frame.getDeclaringClass())).findFirst()
@@ -162,7 +162,7 @@ public final class LockEvents implements HoldEvents {
 
     private static boolean insideDlock(Class<?> type) {
         String pkg = type.getPackageName();
-        return pkg.equals("dev.dlock.internal")
+        return pkg.equals("dev.dlock.internal") || pkg.startsWith("dev.dlock.internal.")
                 || (pkg.equals("dev.dlock") && type.getProtectionDomain() == DLOCK_CLASSES);
     }
 }

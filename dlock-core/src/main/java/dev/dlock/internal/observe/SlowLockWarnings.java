@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * threshold, one more when it ends, with the total. One periodic check on the client's timer looks
  * at every hold and every waiting acquisition (no timer per hold: a client may hold 100,000
  * locks); see {@link SlowLockSettings#checkPeriodNanos()} for how late a warning may come. A wait
- * that passes its threshold reads the lock's holder from Redis once (one inspect per lock and
+ * that passes its threshold reads the lock's holder from the store once (one inspect per lock and
  * check, however many of its waiters passed).
  */
 public final class SlowLockWarnings {

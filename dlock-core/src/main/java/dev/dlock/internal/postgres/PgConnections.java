@@ -14,6 +14,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
 import javax.sql.DataSource;
 
 /**
@@ -224,6 +225,19 @@ final class PgConnections implements AutoCloseable {
             idle.forEach(PgConnections::closeQuietly);
             idle.clear();
         }
+    }
+
+    /**
+     * The result as it is; a failure as every store reports it ({@link #failed}): what was done, on
+     * which lock, what is known about the outcome.
+     */
+    <T> BiFunction<T, Throwable, T> failing(String operation, String lockName) {
+        return (result, error) -> {
+            if (error != null) {
+                throw failed(operation, lockName, error);
+            }
+            return result;
+        };
     }
 
     @Override

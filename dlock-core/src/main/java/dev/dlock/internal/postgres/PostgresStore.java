@@ -17,11 +17,10 @@ import dev.dlock.internal.store.WakeUpSource;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -43,12 +42,13 @@ final class PostgresStore implements LockStore, StoreHandoff {
     private final PgSchema schema;
     private final PgWakeUps wakeUps;
     private final LongSupplier nanoTime;
-    private final String keyPrefix;
     private final long pollIntervalMs;
     private final String acquireSql;
     private final String releaseSql;
     private final String handOffSql;
-    private final List<Runnable> closeActions = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final PgInspection inspection;
+    private final PgClientRecords records;
+    private final List<Runnable> closeActions = new CopyOnWriteArrayList<>();
 
     PostgresStore(PgConnections connections, PgSchema schema, PgWakeUps wakeUps, LongSupplier nanoTime,
                   String keyPrefix, long pollIntervalMs) {
@@ -56,12 +56,13 @@ final class PostgresStore implements LockStore, StoreHandoff {
         this.schema = schema;
         this.wakeUps = wakeUps;
         this.nanoTime = nanoTime;
-        this.keyPrefix = keyPrefix;
         this.pollIntervalMs = pollIntervalMs;
         this.acquireSql = "SELECT status, token, hold_count, retry_ms, slot FROM "
                 + schema.qualified("dlock_acquire(?, ?::\"char\", ?, ?, ?, ?, ?, ?, ?, ?, ?)");
         this.releaseSql = "SELECT " + schema.qualified("dlock_release(?, ?::\"char\", ?)");
         this.handOffSql = "SELECT outcome, token, waiter FROM " + schema.qualified("dlock_hand_off(?, ?, ?, ?, ?, ?)");
+        this.inspection = new PgInspection(connections, schema, keyPrefix);
+        this.records = new PgClientRecords(connections, schema);
     }
 
     @Override
@@ -147,12 +148,7 @@ final class PostgresStore implements LockStore, StoreHandoff {
                     return (long) row.getInt(1);
                 }
             }
-        }).handle((left, error) -> {
-            if (error != null) {
-                throw connections.failed("release", target.name(), error);
-            }
-            return left;
-        });
+        }).handle(connections.failing("release", target.name()));
     }
 
     @Override
@@ -183,12 +179,7 @@ final class PostgresStore implements LockStore, StoreHandoff {
                     };
                 }
             }
-        }).handle((reply, error) -> {
-            if (error != null) {
-                throw connections.failed("release", target.name(), error);
-            }
-            return reply;
-        });
+        }).handle(connections.failing("release", target.name()));
     }
 
     @Override
@@ -228,12 +219,7 @@ final class PostgresStore implements LockStore, StoreHandoff {
                     return row.getInt(1) > 0;
                 }
             }
-        }).handle((held, error) -> {
-            if (error != null) {
-                throw connections.failed("force release", target.name(), error);
-            }
-            return held;
-        });
+        }).handle(connections.failing("force release", target.name()));
     }
 
     @Override
@@ -266,160 +252,37 @@ final class PostgresStore implements LockStore, StoreHandoff {
 
     @Override
     public CompletableFuture<LockState> inspect(LockTarget target, LockKind kind) {
-        return rows(target).thenApply(rows -> view(rows, kind));
+        return inspection.inspect(target, kind);
     }
 
     @Override
     public CompletableFuture<LockHolds> holds(LockTarget target) {
-        return rows(target).thenApply(rows -> new LockHolds(rows.stream().mapToInt(HoldRow::permits).max().orElse(0),
-                rows.stream().map(row -> new LockHolds.HoldState(row.owner(), row.count(), row.token(), row.holder(),
-                        row.pttlMs(), row.shared())).toList()));
-    }
-
-    /** One live hold as dlock_holds returns it. */
-    record HoldRow(String owner, boolean shared, int count, long token, String holder, long pttlMs, long heldMs,
-                   int permits) {
-    }
-
-    /**
-     * The lock as the kind sees it: the write lock its writer; the read lock and the semaphore their
-     * shared holds summed up (hold count of all, highest token, longest lease left, held since the
-     * oldest, the smallest owner id as owner); the reentrant and fair lock whoever holds it.
-     */
-    static LockState view(List<HoldRow> rows, LockKind kind) {
-        List<HoldRow> exclusive = rows.stream().filter(row -> !row.shared()).toList();
-        List<HoldRow> shared = rows.stream().filter(HoldRow::shared).toList();
-        if (!"r".equals(kind.mode()) && !exclusive.isEmpty()) {
-            HoldRow hold = exclusive.get(0);
-            return new LockState(hold.owner(), hold.count(), hold.token(), hold.holder(), hold.pttlMs(), hold.heldMs());
-        }
-        if ("w".equals(kind.mode()) || shared.isEmpty()) {
-            return LockState.FREE;
-        }
-        HoldRow first = shared.stream().min(Comparator.comparing(HoldRow::owner)).orElseThrow();
-        return new LockState(first.owner(), shared.stream().mapToInt(HoldRow::count).sum(),
-                shared.stream().mapToLong(HoldRow::token).max().orElse(0), first.holder(),
-                shared.stream().mapToLong(HoldRow::pttlMs).max().orElse(0),
-                shared.stream().mapToLong(HoldRow::heldMs).max().orElse(0));
-    }
-
-    private CompletableFuture<List<HoldRow>> rows(LockTarget target) {
-        return connections.submit(c -> {
-            try (PreparedStatement call = c.prepareStatement("SELECT owner, mode, hold_count, token, holder, "
-                    + "lease_left_ms, held_ms, permits FROM " + schema.qualified("dlock_holds(?)"))) {
-                call.setString(1, target.key());
-                List<HoldRow> rows = new ArrayList<>();
-                try (ResultSet row = call.executeQuery()) {
-                    while (row.next()) {
-                        rows.add(new HoldRow(row.getString(1), !"x".equals(row.getString(2)), row.getInt(3),
-                                row.getLong(4), row.getString(5), row.getLong(6), row.getLong(7), row.getInt(8)));
-                    }
-                }
-                return rows;
-            }
-        }).handle((rows, error) -> {
-            if (error != null) {
-                throw connections.failed("inspect", target.name(), error);
-            }
-            return rows;
-        });
+        return inspection.holds(target);
     }
 
     @Override
     public CompletableFuture<List<String>> lockNames(String namePattern) {
-        String keyRegex = "^" + PgGlob.quote(keyPrefix + "{") + PgGlob.toRegex(namePattern) + "\\}$";
-        return connections.submit(c -> {
-            List<String> names = new ArrayList<>();
-            try (PreparedStatement call = c.prepareStatement("SELECT name FROM " + schema.qualified("dlock_names(?, ?)"))) {
-                call.setString(1, keyRegex);
-                call.setInt(2, 1_000_000);
-                try (ResultSet rows = call.executeQuery()) {
-                    while (rows.next()) {
-                        String key = rows.getString(1);
-                        names.add(key.substring(keyPrefix.length() + 1, key.length() - 1));
-                    }
-                }
-            }
-            return names;
-        }).handle((names, error) -> {
-            if (error != null) {
-                throw connections.failed("list", null, error);
-            }
-            return names;
-        });
+        return inspection.lockNames(namePattern);
     }
 
     @Override
     public CompletableFuture<Long> waitingCount(LockTarget target) {
-        return connections.submit(c -> {
-            try (PreparedStatement call = c.prepareStatement("SELECT " + schema.qualified("dlock_waiting_count(?)"))) {
-                call.setString(1, target.key());
-                try (ResultSet row = call.executeQuery()) {
-                    row.next();
-                    return row.getLong(1);
-                }
-            }
-        }).handle((count, error) -> {
-            if (error != null) {
-                throw connections.failed("count the waiters", target.name(), error);
-            }
-            return count;
-        });
+        return inspection.waitingCount(target);
     }
 
     @Override
     public CompletableFuture<Void> writeClientRecord(ClientRecordEntry entry) {
-        StringBuilder threads = new StringBuilder("{");
-        for (int i = 0; i + 1 < entry.threads().size(); i += 2) {
-            threads.append(i == 0 ? "" : ",").append(json(entry.threads().get(i))).append(':')
-                    .append(json(entry.threads().get(i + 1)));
-        }
-        threads.append('}');
-        return connections.submit(c -> {
-            try (PreparedStatement call = c.prepareStatement("SELECT "
-                    + schema.qualified("dlock_write_client(?, ?, ?, ?, ?, ?, ?::jsonb)"))) {
-                call.setString(1, entry.clientId());
-                call.setString(2, entry.clientName() == null ? "" : entry.clientName());
-                call.setString(3, entry.host() == null ? "" : entry.host());
-                call.setLong(4, entry.pid());
-                call.setLong(5, entry.ttlMs());
-                call.setBoolean(6, entry.replace());
-                call.setString(7, threads.toString());
-                call.execute();
-                return (Void) null;
-            }
-        }).exceptionally(error -> null);
+        return records.write(entry);
     }
 
     @Override
     public CompletableFuture<Void> dropClientRecord(String clientId) {
-        return connections.submit(c -> {
-            try (PreparedStatement call = c.prepareStatement("DELETE FROM " + schema.qualified("dlock_client")
-                    + " WHERE client_id = ?")) {
-                call.setString(1, clientId);
-                call.execute();
-                return (Void) null;
-            }
-        }).exceptionally(error -> null);
+        return records.drop(clientId);
     }
 
     @Override
     public CompletableFuture<Optional<LockHolder>> readClientRecord(String clientId, String threadId) {
-        return connections.submit(c -> {
-            try (PreparedStatement call = c.prepareStatement("SELECT client_name, host, pid, threads ->> ? FROM "
-                    + schema.qualified("dlock_client") + " WHERE client_id = ? AND expires > clock_timestamp()")) {
-                call.setString(1, threadId);
-                call.setString(2, clientId);
-                try (ResultSet row = call.executeQuery()) {
-                    if (!row.next()) {
-                        return Optional.<LockHolder>empty();
-                    }
-                    String thread = row.getString(4);
-                    return Optional.of(new LockHolder(row.getString(1), row.getString(2), row.getLong(3),
-                            thread == null ? threadId : thread));
-                }
-            }
-        }).exceptionally(error -> Optional.empty());
+        return records.read(clientId, threadId);
     }
 
     @Override
@@ -459,23 +322,5 @@ final class PostgresStore implements LockStore, StoreHandoff {
             LOG.debug("could not drop the subscriptions of this client; dlock_sweep drops them", e);
         }
         connections.close();
-    }
-
-    private static String json(String text) {
-        StringBuilder out = new StringBuilder("\"");
-        for (char ch : text.toCharArray()) {
-            switch (ch) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                default -> {
-                    if (ch < 0x20) {
-                        out.append(String.format("\\u%04x", (int) ch));
-                    } else {
-                        out.append(ch);
-                    }
-                }
-            }
-        }
-        return out.append('"').toString();
     }
 }

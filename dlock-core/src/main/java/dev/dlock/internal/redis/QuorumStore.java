@@ -1,6 +1,5 @@
 package dev.dlock.internal.redis;
 
-import dev.dlock.LockBackendException;
 import dev.dlock.LockHolder;
 import dev.dlock.internal.settings.Settings;
 import dev.dlock.internal.settings.Ticker;
@@ -38,8 +37,6 @@ import java.util.function.Function;
  */
 public final class QuorumStore implements LockStore {
 
-    private static final Function<List<?>, Quorum.Vote> GRANTED =
-            reply -> Replies.acquire(reply, 0) instanceof AcquireReply.Granted ? Quorum.Vote.YES : Quorum.Vote.NO;
     private static final Function<Long, Quorum.Vote> RELEASED = reply -> reply >= 0 ? Quorum.Vote.YES : Quorum.Vote.NO;
     private static final Function<Long, Quorum.Vote> WAS_HELD = reply -> reply == 1 ? Quorum.Vote.YES : Quorum.Vote.NO;
 
@@ -52,6 +49,7 @@ public final class QuorumStore implements LockStore {
     private final RedisRecords records;
     private final RedisWakeUps wakeUps;
     private final Runnable afterClose;
+    private final QuorumAcquire acquisitions;
 
     /** @param ticker the clock of grant validities */
     public QuorumStore(List<RedisNode> nodes, Settings settings, Ticker ticker) {
@@ -69,6 +67,7 @@ public final class QuorumStore implements LockStore {
         this.ticker = ticker;
         this.floor = new KindScripts.Floor(settings.keyPrefix() + "token-floor",
                 Long.toString(settings.tokenFloorTtl().toMillis()));
+        this.acquisitions = new QuorumAcquire(quorum, floor, ticker, this::validUntilNanos);
     }
 
     /** Per-node timeout for a lease: see {@link Settings#redlockNodeTimeoutMs}. */
@@ -106,93 +105,8 @@ public final class QuorumStore implements LockStore {
         long startNanos = ticker.nanoTime();
         ScriptCall call = KindScripts.acquire(kind, target, request, floor);
         return Quorum.<List<?>>call(nodes, nodeTimeoutMs(request.leaseMs()), node -> call.on(node).thenApply(reply -> (List<?>) reply),
-                Quorum.Settle.AT_VERDICT, GRANTED)
-                .thenApply(votes -> decideAcquire(votes, target, kind, request, startNanos));
-    }
-
-    private AcquireReply decideAcquire(Quorum.Votes<List<?>> votes, LockTarget target, LockKind kind,
-                                       AcquireRequest request, long startNanos) {
-        long token = 0;
-        int holdCount = 0;
-        long retryAfterMs = Long.MAX_VALUE;
-        List<Long> tickets = new ArrayList<>();
-        AcquireReply.PermitsDiffer permitsDiffer = null;
-        for (int i = 0; i < votes.size(); i++) {
-            List<?> reply = votes.reply(i);
-            AcquireReply decoded = reply == null ? null : Replies.acquire(reply, 0);
-            if (decoded instanceof AcquireReply.Granted grant) {
-                token = Math.max(token, grant.token());
-                holdCount = Math.max(holdCount, grant.holdCount());
-            } else if (decoded instanceof AcquireReply.Busy busy) {
-                retryAfterMs = Math.min(retryAfterMs, Math.max(0, busy.retryAfterMs()));
-                if (busy.ticket() > 0) {
-                    tickets.add(busy.ticket());
-                }
-            } else if (decoded instanceof AcquireReply.PermitsDiffer differ) {
-                permitsDiffer = differ;
-            }
-        }
-        if (votes.verdict(GRANTED) == Quorum.Verdict.WON) {
-            long validUntil = validUntilNanos(startNanos, request.leaseMs());
-            boolean inTime = validUntil - ticker.nanoTime() > 0;
-            if (inTime && (!kind.grantsSlots()
-                    || PermitSlots.keepAgreed(votes, quorum, KindScripts.abandon(kind, target, request.owner(), floor, null)))) {
-                return new AcquireReply.Granted(token, holdCount, validUntil);
-            }
-            // granted too slowly to be of use, or a semaphore's permit on different slots: give it
-            // back and try again
-            abandonUnsettled(votes, target, kind, request, true);
-            return new AcquireReply.Busy(0, true, agreedTicket(request, tickets));
-        }
-        boolean reentry = request.reentry();
-        if (!reentry) {
-            abandonUnsettled(votes, target, kind, request, false);
-        }
-        if (permitsDiffer != null) {
-            return permitsDiffer;
-        }
-        if (votes.reachable() < quorum) {
-            throw votes.failed(target.name(), (reentry ? "re-entry" : "acquire") + " failed for lock '" + target.name()
-                    + "': no quorum reachable (need " + quorum + " of " + votes.size() + "): ",
-                    reentry ? "" : "; a best-effort release was sent to every node");
-        }
-        if (reentry) {
-            // with the re-entry flag a node refuses only when the caller no longer owns the lock there
-            return new AcquireReply.LostOnReentry();
-        }
-        return new AcquireReply.Busy(retryAfterMs == Long.MAX_VALUE ? 0 : retryAfterMs,
-                votes.count(GRANTED, Quorum.Vote.YES) > 0, agreedTicket(request, tickets));
-    }
-
-    /**
-     * A fair waiter's place, the same on every node: each node that queued it first proposed its
-     * own server time; the median of the proposals seen is kept and sent on every later attempt,
-     * so that all nodes order the waiters alike (different orders per node would let every waiter
-     * win a minority and no one a quorum, again and again).
-     */
-    private static long agreedTicket(AcquireRequest request, List<Long> tickets) {
-        if (request.ticket() > 0 || tickets.isEmpty()) {
-            return request.ticket();
-        }
-        tickets.sort(null);
-        return tickets.get(tickets.size() / 2);
-    }
-
-    /**
-     * Releases a failed attempt wherever it may have been granted: on nodes that granted, failed or
-     * have not answered yet (their grant may still come; the release queues behind it). A fair
-     * waiter that goes on waiting keeps its place there.
-     */
-    private void abandonUnsettled(Quorum.Votes<List<?>> votes, LockTarget target, LockKind kind, AcquireRequest request,
-                                  boolean everywhere) {
-        ScriptCall abandon = KindScripts.abandon(kind, target, request.owner(), floor, request.mayWait() ? request : null);
-        for (int i = 0; i < votes.size(); i++) {
-            List<?> reply = votes.reply(i);
-            boolean refused = reply != null && GRANTED.apply(reply) == Quorum.Vote.NO;
-            if (everywhere || !refused) {
-                abandon.on(votes.node(i)).exceptionally(error -> null);
-            }
-        }
+                Quorum.Settle.AT_VERDICT, QuorumAcquire.GRANTED)
+                .thenApply(votes -> acquisitions.decide(votes, target, kind, request, startNanos));
     }
 
     @Override

@@ -18,10 +18,10 @@ import java.util.concurrent.CompletableFuture;
 public interface RedisNode extends AutoCloseable {
 
     /** Where this node lives, for messages: {@code redis://host:port} without credentials. */
-    public String address();
+    String address();
 
     /** Runs a script by SHA, sending its body once when the server answers NOSCRIPT. */
-    public CompletableFuture<Object> eval(LuaScript script, String[] keys, String... args);
+    CompletableFuture<Object> eval(LuaScript script, String[] keys, String... args);
 
     /**
      * WAIT: how many replicas acknowledged every write this node's command connection made so far,
@@ -33,34 +33,34 @@ public interface RedisNode extends AutoCloseable {
      *                servers (Cluster) sends the WAIT to the one that holds it
      * @param timeout at least 1 ms (WAIT 0 blocks for ever)
      */
-    public CompletableFuture<Long> waitForReplicas(String key, int replicas, java.time.Duration timeout);
+    CompletableFuture<Long> waitForReplicas(String key, int replicas, java.time.Duration timeout);
 
     /** Every key matching the glob pattern, by SCAN (never KEYS, which blocks the server). */
-    public CompletableFuture<List<String>> scan(String pattern);
+    CompletableFuture<List<String>> scan(String pattern);
 
     /**
      * The Redis Cluster hash slot of the key: keys of one script call must share one. A node
      * without slots says 0 for every key, so any keys may go into one call.
      */
-    public default int slot(String key) {
+    default int slot(String key) {
         return 0;
     }
 
     /** How many connections are subscribed to the channel (PUBSUB NUMSUB; on Cluster SHARDNUMSUB). */
-    public CompletableFuture<Long> subscriberCount(String channel);
+    CompletableFuture<Long> subscriberCount(String channel);
 
-    public CompletableFuture<Void> subscribe(String channel);
+    CompletableFuture<Void> subscribe(String channel);
 
-    public CompletableFuture<Void> unsubscribe(String channel);
+    CompletableFuture<Void> unsubscribe(String channel);
 
     /** Receives every message of every subscribed channel, and reconnects of the pub/sub link. */
-    public void setListener(Listener listener);
+    void setListener(Listener listener);
 
     /** Whether the command connection is up right now (for error messages). */
-    public boolean isConnected();
+    boolean isConnected();
 
     @Override
-    public void close();
+    void close();
 
     public interface Listener {
         void onMessage(String channel, String message);

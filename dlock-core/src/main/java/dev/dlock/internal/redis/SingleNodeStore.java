@@ -28,7 +28,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * acknowledgements ({@link ReplicaAcks}; see {@code LockClient.Builder.replicaAcks}). Every script
  * that grants a token raises the lock's token floor ({@link TokenFloors}) in the same call.
  */
-public final class SingleNodeStore implements LockStore, StoreHandoff {
+public final class SingleNodeStore implements LockStore {
 
     private static final Logger LOG = LoggerFactory.getLogger(SingleNodeStore.class);
 
@@ -51,6 +50,7 @@ public final class SingleNodeStore implements LockStore, StoreHandoff {
     private final RedisWakeUps wakeUps;
     private final Runnable afterClose;
     private final CleanupFailures cleanupFailures;
+    private final ScriptHandoff handoff;
 
     /**
      * @param ticker        the clock of grant validities
@@ -70,6 +70,7 @@ public final class SingleNodeStore implements LockStore, StoreHandoff {
         this.commandTimeoutMs = settings.commandTimeout().toMillis();
         this.ticker = ticker;
         this.floors = new TokenFloors(settings.keyPrefix(), settings.tokenFloorTtl(), perSlotFloors);
+        this.handoff = new ScriptHandoff(node, floors, ticker, commandTimeoutMs);
         this.replicaAcks = settings.replicaAcks();
     }
 
@@ -154,33 +155,7 @@ public final class SingleNodeStore implements LockStore, StoreHandoff {
     public Optional<StoreHandoff> handoff() {
         // a handoff grants inside a release; with replicas' acknowledgements asked for, every grant
         // goes through acquire() and its WAIT instead
-        return replicaAcks.enabled() ? Optional.empty() : Optional.of(this);
-    }
-
-    @Override
-    public CompletableFuture<StoreHandoff.Reply> handOff(LockTarget target, String fromOwner, int ownSubscriptions,
-                                                         String toOwner, long leaseMs, String toWaiterId) {
-        long startNanos = ticker.nanoTime();
-        return Scripts.handoff(target, floors.of(target), fromOwner, ownSubscriptions, toOwner, leaseMs, toWaiterId)
-                .on(node)
-                .handle((reply, error) -> {
-                    if (error != null) {
-                        throw RedisFailures.commandFailed("release", target, node, commandTimeoutMs, error);
-                    }
-                    List<?> fields = (List<?>) reply;
-                    long code = (Long) fields.get(0);
-                    if (code == 1) {
-                        AcquireReply.Granted grant = new AcquireReply.Granted(Long.parseLong(String.valueOf(fields.get(1))), 1,
-                                validUntilNanos(startNanos, leaseMs));
-                        return new StoreHandoff.Reply(grant, StoreHandoff.Outcome.HANDED_TO_OWN_WAITER, "");
-                    }
-                    if (code == 2) {
-                        return new StoreHandoff.Reply(null, StoreHandoff.Outcome.HANDED_TO_QUEUED,
-                                String.valueOf(fields.get(1)));
-                    }
-                    return new StoreHandoff.Reply(null, code == -1 ? StoreHandoff.Outcome.NOT_OWNER
-                            : StoreHandoff.Outcome.RELEASED, "");
-                });
+        return replicaAcks.enabled() ? Optional.empty() : Optional.of(handoff);
     }
 
     @Override
@@ -328,11 +303,6 @@ public final class SingleNodeStore implements LockStore, StoreHandoff {
             }
             return records.names(keys);
         });
-    }
-
-    @Override
-    public long validUntilNanos(long startNanos, long leaseMs) {
-        return startNanos + TimeUnit.MILLISECONDS.toNanos(leaseMs);
     }
 
     @Override

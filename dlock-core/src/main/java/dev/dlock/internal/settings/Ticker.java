@@ -13,22 +13,22 @@ import java.util.concurrent.TimeUnit;
 public interface Ticker {
 
     /** Monotonic time in nanoseconds, comparable only with other readings of this ticker. */
-    public long nanoTime();
+    long nanoTime();
 
-    public ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit);
+    ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit);
 
-    public ScheduledFuture<?> scheduleAtFixedRate(Runnable task, long initialDelay, long period, TimeUnit unit);
+    ScheduledFuture<?> scheduleAtFixedRate(Runnable task, long initialDelay, long period, TimeUnit unit);
 
     /** Cancels every pending task; nothing runs afterwards. */
-    public void shutdown();
+    void shutdown();
 
     /** {@link System#nanoTime()} and one daemon timer thread ("dlock-timer"). */
-    public static Ticker system() {
+    static Ticker system() {
         return new SystemTicker();
     }
 
     /** The production ticker. */
-    public final class SystemTicker implements Ticker {
+    final class SystemTicker implements Ticker {
         private final ScheduledThreadPoolExecutor timers;
 
         private SystemTicker() {

@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeoutException;
 
 /** Turns a store's failures ({@link NodeFailure}) into the exceptions and messages users see. */
 public final class Failures {

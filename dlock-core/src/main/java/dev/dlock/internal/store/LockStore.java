@@ -4,6 +4,7 @@ import dev.dlock.LockHolder;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Where locks live, in the terms of locks: acquire, release, abandon, leave the queue, renew a
@@ -27,17 +28,17 @@ import java.util.concurrent.CompletableFuture;
 public interface LockStore extends AutoCloseable {
 
     /** Where the locks live, for messages (addresses without credentials). */
-    public String describe();
+    String describe();
 
     /** Release messages and client notices of this store, for the client's waiters. */
-    public WakeUpSource wakeUps();
+    WakeUpSource wakeUps();
 
     /**
      * Whether grants are decided by a quorum of independent servers (Redlock): a grant is then
      * valid for less than its lease (see {@link #validUntilNanos}), a waiter granted by a majority
      * may still be queued on the others, and a release is always a release (no handoff).
      */
-    public default boolean isQuorum() {
+    default boolean isQuorum() {
         return false;
     }
 
@@ -45,65 +46,70 @@ public interface LockStore extends AutoCloseable {
      * One attempt of the given kind. When its outcome is unknown (timeout) the store has already
      * sent a best-effort release of a fresh attempt before failing the future.
      */
-    public CompletableFuture<AcquireReply> acquire(LockTarget target, LockKind kind, AcquireRequest request);
+    CompletableFuture<AcquireReply> acquire(LockTarget target, LockKind kind, AcquireRequest request);
 
     /** Gives back one hold: holds left ({@code > 0}), 0 when freed, -1 when the caller no longer owns it. */
-    public CompletableFuture<Long> release(LockTarget target, LockKind kind, String owner, long token);
+    CompletableFuture<Long> release(LockTarget target, LockKind kind, String owner, long token);
 
     /** The handoff of a release to a waiter in one step, where this store can; empty where a release is always a release. */
-    public default Optional<StoreHandoff> handoff() {
+    default Optional<StoreHandoff> handoff() {
         return Optional.empty();
     }
 
     /** Best effort: drops every hold of the owner. Never fails. */
-    public CompletableFuture<Void> abandon(LockTarget target, LockKind kind, String owner);
+    CompletableFuture<Void> abandon(LockTarget target, LockKind kind, String owner);
 
     /**
      * Best effort: a waiter of a queued kind stops waiting, so its place in the queue (or its
      * waiting mark) goes at once instead of lapsing after the waiter timeout. Never fails.
      */
-    public CompletableFuture<Void> leave(LockTarget target, LockKind kind, String waiterId);
+    CompletableFuture<Void> leave(LockTarget target, LockKind kind, String waiterId);
 
     /** Frees the lock whoever holds it, whatever its kind: true when it was held. */
-    public CompletableFuture<Boolean> forceRelease(LockTarget target);
+    CompletableFuture<Boolean> forceRelease(LockTarget target);
 
     /** Extends the leases of the holds (of any kinds), all in as few round trips as possible. */
-    public CompletableFuture<Renewal[]> renew(List<HeldLock> holds, long leaseMs);
+    CompletableFuture<Renewal[]> renew(List<HeldLock> holds, long leaseMs);
 
     /** The lock's state as the kind sees it (a read lock: its readers; a write lock: its writer). */
-    public CompletableFuture<LockState> inspect(LockTarget target, LockKind kind);
+    CompletableFuture<LockState> inspect(LockTarget target, LockKind kind);
 
     /** Every live hold of the name, of any kind (a Redlock: each hold a quorum of the nodes has). */
-    public CompletableFuture<LockHolds> holds(LockTarget target);
+    CompletableFuture<LockHolds> holds(LockTarget target);
 
     /**
      * The names of the locks under this client's key prefix whose name matches the glob
      * ({@code *}, {@code ?}, {@code [..]}), held or with waiters, from every reachable server.
      */
-    public CompletableFuture<List<String>> lockNames(String namePattern);
+    CompletableFuture<List<String>> lockNames(String namePattern);
 
     /** Clients waiting for the lock, each counted once (on a quorum: the most any server reports). */
-    public CompletableFuture<Long> waitingCount(LockTarget target);
+    CompletableFuture<Long> waitingCount(LockTarget target);
 
     /**
      * Best effort, never fails: writes the client's record ({@link ClientRecordEntry}), ahead of
      * the store operations issued after it; done when every server answered or failed.
      */
-    public CompletableFuture<Void> writeClientRecord(ClientRecordEntry entry);
+    CompletableFuture<Void> writeClientRecord(ClientRecordEntry entry);
 
     /** Best effort, never fails: the client closes, its record goes. */
-    public CompletableFuture<Void> dropClientRecord(String clientId);
+    CompletableFuture<Void> dropClientRecord(String clientId);
 
     /**
      * Who the thread of the client is, from the client's record: empty when no server has the
      * record or none answers. The holder's thread is the recorded name of {@code threadId}, else
      * the id itself.
      */
-    public CompletableFuture<Optional<LockHolder>> readClientRecord(String clientId, String threadId);
+    CompletableFuture<Optional<LockHolder>> readClientRecord(String clientId, String threadId);
 
-    /** The validity left of a grant made at {@code startNanos} for {@code leaseMs}. */
-    public long validUntilNanos(long startNanos, long leaseMs);
+    /**
+     * Until when a grant made at {@code startNanos} for {@code leaseMs} is known valid: the whole
+     * lease where one clock decides; less where several servers' clocks do (a quorum).
+     */
+    default long validUntilNanos(long startNanos, long leaseMs) {
+        return startNanos + TimeUnit.MILLISECONDS.toNanos(leaseMs);
+    }
 
     @Override
-    public void close();
+    void close();
 }

@@ -8,5 +8,5 @@ package dev.dlock.internal.store;
 @FunctionalInterface
 public interface StoreFactory {
 
-    public LockStore open(StoreContext context);
+    LockStore open(StoreContext context);
 }

@@ -19,7 +19,7 @@ public interface StoreHandoff {
      * @param ownSubscriptions the releasing client's own subscriptions to the lock's channel (0 or 1)
      * @param toWaiterId       the parked waiter's waiter id, which leaves the queue with the grant
      */
-    public CompletableFuture<Reply> handOff(LockTarget target, String fromOwner, int ownSubscriptions, String toOwner,
+    CompletableFuture<Reply> handOff(LockTarget target, String fromOwner, int ownSubscriptions, String toOwner,
                                      long leaseMs, String toWaiterId);
 
     /** Where the handoff put the lock. */

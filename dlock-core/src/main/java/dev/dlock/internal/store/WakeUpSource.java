@@ -10,18 +10,18 @@ import java.util.concurrent.CompletableFuture;
 public interface WakeUpSource {
 
     /** The channel of one client's notices: forced releases ("key\towner") and handoffs to its waiters. */
-    public static String clientChannel(String keyPrefix, String clientId) {
+    static String clientChannel(String keyPrefix, String clientId) {
         return keyPrefix + "client:{" + clientId + "}";
     }
 
     /** Subscribes: completes once a message published from now on reaches the listener. */
-    public CompletableFuture<Void> subscribe(String channel);
+    CompletableFuture<Void> subscribe(String channel);
 
     /** Best effort; messages may still arrive for a while. */
-    public void unsubscribe(String channel);
+    void unsubscribe(String channel);
 
     /** Receives every message of every subscribed channel; set once, before the first subscription. */
-    public void setListener(Listener listener);
+    void setListener(Listener listener);
 
     public interface Listener {
         void onMessage(String channel, String message);

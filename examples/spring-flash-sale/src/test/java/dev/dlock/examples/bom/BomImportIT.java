@@ -37,6 +37,7 @@ class BomImportIT {
 
     @Test
     void importingTheBomMovesNoVersionOfSpringBootsAndTheStarterLocksOnBootsLettuce() throws Exception {
+        assertThat(VERSION).as("dlock.version, set by failsafe (mvn verify) after the modules were packaged").isNotNull();
         Path repository = WORK.resolve("repository");
         deleteTree(repository.resolve("dev/dlock"));
         deleteTree(WORK.resolve("project"));

@@ -3,20 +3,7 @@ package dev.dlock.examples.flashsale;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dlock.testing.PostgresServer;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -39,6 +26,8 @@ class FlashSalePostgresTest {
     private static final int PHONES = 10;
     private static final int BUYERS = 2_000;
     private static final int CONCURRENT = 16;
+    // not closed after the class: the application context outlives it (and closes its lock client
+    // against a running server); the harness kills the server when the JVM exits
     private static final PostgresServer postgres = startWithShopTables();
 
     @LocalServerPort
@@ -59,11 +48,6 @@ class FlashSalePostgresTest {
         registry.add("spring.datasource.url", postgres::jdbcUrl);
     }
 
-    @AfterAll
-    static void stopPostgres() {
-        postgres.close();
-    }
-
     @BeforeEach
     void restock() {
         stock.restock("phone-x", PHONES);
@@ -78,24 +62,7 @@ class FlashSalePostgresTest {
         assertThat(postgres.sql("select count(*) from dlock_hold")).as("holds left behind").isEqualTo("0");
     }
 
-    /** Sends BUYERS purchases, CONCURRENT at a time; counts the answers by HTTP status. */
     private Map<Integer, Integer> buyAtOnce(String path) throws Exception {
-        ExecutorService buyers = Executors.newFixedThreadPool(CONCURRENT);
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(30)).build();
-        try {
-            List<Future<Integer>> statuses = new ArrayList<>();
-            for (int i = 0; i < BUYERS; i++) {
-                URI uri = URI.create("http://127.0.0.1:" + port + path + "?buyer=buyer-" + i);
-                statuses.add(buyers.submit(() -> http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60))
-                        .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.discarding()).statusCode()));
-            }
-            Map<Integer, Integer> counts = new TreeMap<>();
-            for (Future<Integer> status : statuses) {
-                counts.merge(status.get(120, TimeUnit.SECONDS), 1, Integer::sum);
-            }
-            return counts;
-        } finally {
-            buyers.shutdownNow();
-        }
+        return Buyers.buyAtOnce(port, path, BUYERS, CONCURRENT);
     }
 }

@@ -3,19 +3,7 @@ package dev.dlock.examples.flashsale;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dlock.testing.RedisServer;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -75,24 +63,7 @@ class FlashSaleTest {
         assertThat(stock.sold("phone-x")).isGreaterThan(PHONES);
     }
 
-    /** Sends BUYERS purchases, CONCURRENT at a time; counts the answers by HTTP status. */
     private Map<Integer, Integer> buyAtOnce(String path) throws Exception {
-        ExecutorService buyers = Executors.newFixedThreadPool(CONCURRENT);
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(30)).build();
-        try {
-            List<Future<Integer>> statuses = new ArrayList<>();
-            for (int i = 0; i < BUYERS; i++) {
-                URI uri = URI.create("http://127.0.0.1:" + port + path + "?buyer=buyer-" + i);
-                statuses.add(buyers.submit(() -> http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60))
-                        .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.discarding()).statusCode()));
-            }
-            Map<Integer, Integer> counts = new TreeMap<>();
-            for (Future<Integer> status : statuses) {
-                counts.merge(status.get(120, TimeUnit.SECONDS), 1, Integer::sum);
-            }
-            return counts;
-        } finally {
-            buyers.shutdownNow();
-        }
+        return Buyers.buyAtOnce(port, path, BUYERS, CONCURRENT);
     }
 }

@@ -1,9 +1,12 @@
-package dev.dlock.spring.actuate;
+package dev.dlock.spring.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dlock.DistributedLock;
 import dev.dlock.LockClient;
+import dev.dlock.LockException;
+import dev.dlock.spring.LockBusyException;
+import dev.dlock.spring.WithLock;
 import dev.dlock.micrometer.DlockMetrics;
 import dev.dlock.testing.RedisServer;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -13,32 +16,44 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RestController;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The locks endpoint, the health indicator and dlock's meters over HTTP, in a web application with
- * the actuator (and so Spring Boot's own MeterRegistry and ObservationRegistry).
+ * dlock in a Spring MVC application with the actuator (and so Spring Boot's own MeterRegistry and
+ * ObservationRegistry), over HTTP: the locks endpoint, the health indicator, dlock's meters, and
+ * the answer to a busy lock, with no exception handling of the application's.
  */
-@SpringBootTest(classes = ActuatorTest.App.class, webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
+@SpringBootTest(classes = WebApplicationTest.App.class, webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
         "management.endpoints.web.exposure.include=health,locks,metrics", "management.endpoint.health.show-details=always",
         "dlock.command-timeout=1s", "spring.main.banner-mode=off",
         // Spring Data Redis is on the class path too: its own health check would wait 60 s on a paused Redis
         "management.health.redis.enabled=false"})
 @DirtiesContext
-class ActuatorTest {
+@ExtendWith(OutputCaptureExtension.class)
+class WebApplicationTest {
     private static final RedisServer redis = RedisServer.start();
     private static final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
@@ -147,6 +162,49 @@ class ActuatorTest {
         assertThat(body.get("availableTags").valueStream().map(tag -> tag.get("tag").asString())).contains("kind");
     }
 
+    @Test
+    void aBusyLockIsA409ProblemNamingTheLockAndTheWaitWithNoErrorLogged(CapturedOutput output) throws Exception {
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> {
+            client.getLock("account:42").lock();
+            try {
+                held.countDown();
+                release.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                client.getLock("account:42").unlock();
+            }
+        });
+        assertThat(held.await(30, TimeUnit.SECONDS)).isTrue();
+        HttpResponse<String> response;
+        try {
+            response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/accounts/42/withdrawals"))
+                    .timeout(Duration.ofSeconds(30)).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                    HttpResponse.BodyHandlers.ofString());
+        } finally {
+            release.countDown();
+            holder.get(30, TimeUnit.SECONDS);
+        }
+        assertThat(response.statusCode()).isEqualTo(409);
+        assertThat(response.headers().firstValue("Content-Type")).get().asString().startsWith("application/problem+json");
+        JsonNode problem = json(response);
+        assertThat(problem.get("status").asInt()).isEqualTo(409);
+        assertThat(problem.get("title").asString()).isEqualTo("Lock busy");
+        assertThat(problem.get("lockName").asString()).isEqualTo("account:42");
+        assertThat(problem.get("waitMillis").asLong()).isEqualTo(200);
+        assertThat(problem.get("detail").asString()).contains("'account:42'").contains("200 ms");
+        assertThat(problem.get("instance").asString()).isEqualTo("/accounts/42/withdrawals");
+        assertThat(output.getOut() + output.getErr()).doesNotContain("ERROR").doesNotContain(LockBusyException.class.getName());
+    }
+
+    @Test
+    void busyAndBackendFailuresShareOneType() {
+        assertThat(LockException.class).isAssignableFrom(LockBusyException.class)
+                .isAssignableFrom(dev.dlock.LockBackendException.class);
+    }
+
     private static double acquired(MeterRegistry registry) {
         Timer timer = registry.find(DlockMetrics.ACQUIRE_WAIT).tag("outcome", "acquired").timer();
         return timer == null ? 0 : timer.count();
@@ -154,6 +212,7 @@ class ActuatorTest {
 
     @SpringBootConfiguration
     @EnableAutoConfiguration
+    @Import(AccountsController.class)
     static class App {
         @Bean
         Orders orders() {
@@ -161,10 +220,29 @@ class ActuatorTest {
         }
     }
 
-    /** A service with a locked method. */
+    /** A service with locked methods. */
     static class Orders {
-        @dev.dlock.spring.WithLock(key = "'order:' + #p0", waitTime = "10s")
+        @WithLock(key = "'order:' + #p0", waitTime = "10s")
         public void ship(long order) {
+        }
+
+        @WithLock(key = "'account:' + #id", waitTime = "200ms")
+        public String withdraw(long id) {
+            return "done";
+        }
+    }
+
+    @RestController
+    static class AccountsController {
+        private final Orders orders;
+
+        AccountsController(Orders orders) {
+            this.orders = orders;
+        }
+
+        @PostMapping("/accounts/{id}/withdrawals")
+        String withdraw(@PathVariable long id) {
+            return orders.withdraw(id);
         }
     }
 }
