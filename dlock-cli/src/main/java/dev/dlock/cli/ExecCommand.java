@@ -138,8 +138,12 @@ public final class ExecCommand implements Callable<Integer> {
             + "never has a lock descriptor to inherit, as with flock -o.")
     private boolean close;
 
-    @Parameters(index = "0", paramLabel = "NAME", description = "Name of the lock.")
+    @Parameters(index = "0", paramLabel = "NAME", arity = "0..1", description = "Name of the lock.")
     private String name;
+
+    @Option(names = "--name", paramLabel = "NAME", description = "Name of the lock, instead of NAME: for a name "
+            + "that starts with '-'.")
+    private String nameOption;
 
     @Parameters(index = "1..*", paramLabel = "COMMAND", arity = "0..*",
             description = "After '--': the command and its arguments.")
@@ -148,6 +152,7 @@ public final class ExecCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         List<String> argv = commandAfterDelimiter();
+        name = lockName(argv);
         wait = oneWait();
         checkDurations();
         ExecLock.check(permits, shared, exclusive, fair);
@@ -304,7 +309,8 @@ public final class ExecCommand implements Callable<Integer> {
 
     /** Recorded with the hold, so that 'dlock status' tells which command holds the lock. */
     private String clientName() {
-        String path = command.isEmpty() ? "command" : command.get(0);
+        List<String> argv = commandAfterDelimiter();
+        String path = argv.get(0);
         String program = path.substring(path.lastIndexOf('/') + 1);
         String printable = program.replaceAll("[^!-~]", "_");
         return "dlock-exec:" + (printable.length() > 64 ? printable.substring(0, 64) : printable);
@@ -361,9 +367,24 @@ public final class ExecCommand implements Callable<Integer> {
         if (argv.isEmpty()) {
             throw new UsageException("missing command after '--': dlock exec [OPTIONS] NAME -- COMMAND [ARGS...]");
         }
-        if (command.size() != argv.size()) {
-            throw new UsageException("NAME must come before '--': dlock exec [OPTIONS] NAME -- COMMAND [ARGS...]");
-        }
         return List.copyOf(argv);
+    }
+
+    /** NAME, before '--' or from --name (once, not both). */
+    private String lockName(List<String> argv) {
+        List<String> positional = new ArrayList<>();
+        if (name != null) {
+            positional.add(name);
+        }
+        positional.addAll(command);
+        int named = positional.size() - argv.size() + (nameOption != null ? 1 : 0);
+        if (named == 0) {
+            throw new UsageException("missing NAME: dlock exec [OPTIONS] NAME -- COMMAND [ARGS...] (or --name NAME)");
+        }
+        if (named > 1) {
+            throw new UsageException(nameOption != null ? "give NAME or --name NAME, not both"
+                    : "NAME must come before '--': dlock exec [OPTIONS] NAME -- COMMAND [ARGS...]");
+        }
+        return nameOption != null ? nameOption : name;
     }
 }

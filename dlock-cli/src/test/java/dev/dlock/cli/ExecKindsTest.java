@@ -164,6 +164,8 @@ class ExecKindsTest {
         start("exec", "-s", "-w", "0.5", "flock-like", "--", "true");
         start("exec", "--wait", "1.5s", "flock-like", "--", "true");
         start("exec", "-n", "-w", "1", "flock-like", "--", "true");
+        Path dashed = dir.resolve("dashed.log");
+        start("exec", "--name", "-dashed", "--", "sh", "-c", "echo \"$DLOCK_NAME\" > \"$0\"", dashed.toString());
         List<Cli.Result> results = running.stream().map(run -> run.await(Duration.ofMinutes(2))).toList();
         running.clear();
         assertThat(results.get(0).exitCode()).as(results.get(0).toString()).isEqualTo(7);
@@ -174,6 +176,8 @@ class ExecKindsTest {
         assertThat(results.get(2).stderr()).contains("lock 'flock-like' not acquired within 1.5 s");
         assertThat(results.get(3).exitCode()).as(results.get(3).toString()).isEqualTo(ExitCodes.USAGE);
         assertThat(results.get(3).stderr()).contains("-w and -n exclude each other");
+        assertThat(results.get(4).exitCode()).as(results.get(4).toString()).isZero();
+        assertThat(lines(dashed)).containsExactly("-dashed");
         touch(dir.resolve("flock.log.go"));
         running.addAll(holder);
         awaitAll(0);
