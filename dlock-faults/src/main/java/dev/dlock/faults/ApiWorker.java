@@ -21,9 +21,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A client process of the campaign using the API: in a loop, takes one of the locks (watchdog
- * lease, bounded wait), registers its token with the fenced resource, does one to four fenced
- * read-modify-writes of the lock's counter a little apart, each only while its handle says the
- * hold is valid, and releases. Reports every step to the resource, which records it.
+ * lease, bounded wait), registers its token with the fenced resource, does fenced read-modify-writes
+ * of the lock's counter a little apart (one to four, or for a third of the holds ten to twenty over
+ * several leases), each only while its handle says the hold is valid, and releases. A refused write
+ * does not end the hold; dlock saying the hold is gone does. Reports every step to the resource, which records it.
  *
  * <pre>
  * ApiWorker RESOURCE_HOST RESOURCE_PORT PROC LEASE_MS WAIT_MS SEED LOCK[,LOCK...] redis|cluster URI[,URI...]
@@ -87,11 +88,15 @@ public final class ApiWorker {
         String hold = proc + " " + lock.name() + " " + handle.fencingToken();
         boolean fenced = !valid(handle, hold) || !send("ACQ " + hold + " " + handle.remainingLease().toMillis()
                 + " " + System.currentTimeMillis()).equals("OK");
-        int writes = 1 + random.nextInt(4);
-        for (int i = 0; i < writes && !fenced; i++) {
-            Thread.sleep(50 + random.nextInt(200));
+        // a third of the holds are long (several leases' worth of writes), so that a fault finds holders
+        // mid-hold; a refused write does not end a hold: only dlock saying the hold is gone does
+        boolean longHold = random.nextInt(3) == 0;
+        int writes = longHold ? 10 + random.nextInt(10) : 1 + random.nextInt(4);
+        boolean told = fenced;
+        for (int i = 0; i < writes && !told; i++) {
+            Thread.sleep(longHold ? 250 + random.nextInt(150) : 50 + random.nextInt(200));
             if (!valid(handle, hold)) {
-                fenced = true;
+                told = true;
                 break;
             }
             String read = send("READ " + hold);
@@ -100,10 +105,10 @@ public final class ApiWorker {
             long validFor = handle.remainingLease().toMillis();
             if (!handle.isValid() || validFor <= 0) {
                 send("LOST " + hold + " told by isValid() before a write");
-                fenced = true;
+                told = true;
                 break;
             }
-            fenced = !send("WRITE " + hold + " " + value + " " + validFor).equals("OK");
+            send("WRITE " + hold + " " + value + " " + validFor);
         }
         send("REL " + hold);
         try {

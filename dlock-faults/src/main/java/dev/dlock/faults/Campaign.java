@@ -95,6 +95,7 @@ public final class Campaign {
     private final Map<String, Integer> injected = new LinkedHashMap<>();
     private Optional<NetworkPartition> partition = Optional.empty();
     private int stops;
+    private final List<Workers> openWorkers = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private Campaign(Options options) {
         this.options = options;
@@ -130,12 +131,29 @@ public final class Campaign {
 
     static Result run(Options options) throws Exception {
         Campaign campaign = new Campaign(options);
+        // a campaign stopped by a signal leaves no client running and no namespace behind
+        Thread cleanUp = new Thread(campaign::cleanUp, "dlock-faults-cleanup");
+        Runtime.getRuntime().addShutdownHook(cleanUp);
         try {
             return campaign.runPhases();
         } finally {
-            campaign.resource.close();
-            campaign.partition.ifPresent(NetworkPartition::close);
+            campaign.cleanUp();
+            Runtime.getRuntime().removeShutdownHook(cleanUp);
         }
+    }
+
+    private synchronized void cleanUp() {
+        openWorkers.forEach(Workers::close);
+        openWorkers.clear();
+        resource.close();
+        partition.ifPresent(NetworkPartition::close);
+        partition = Optional.empty();
+    }
+
+    private Workers workers() {
+        Workers workers = new Workers(dir, "127.0.0.1", resource.port());
+        openWorkers.add(workers);
+        return workers;
     }
 
     private Result runPhases() throws Exception {
@@ -180,7 +198,7 @@ public final class Campaign {
         List<String> bind = new ArrayList<>(List.of("--appendonly", "yes", "--appendfsync", "always"));
         partition.ifPresent(p -> bind.addAll(List.of("--bind", "127.0.0.1 " + p.redisHostAddress, "--protected-mode", "no")));
         try (RedisServer redis = RedisServer.start(bind.toArray(String[]::new));
-             Workers workers = new Workers(dir, "127.0.0.1", resource.port());
+             Workers workers = workers();
              LockClient operator = LockClient.builder().redisUri(redis.uri()).build()) {
             List<String> locks = List.of("one-a", "one-b");
             startClients(workers, "one", "redis", redis.uri(), List.of("--redis", redis.uri()), locks, true);
@@ -195,52 +213,45 @@ public final class Campaign {
 
     private void sentinel(long phaseMs) throws Exception {
         try (RedisSentinelGroup group = RedisSentinelGroup.start("faults");
-             Workers workers = new Workers(dir, "127.0.0.1", resource.port())) {
+             Workers workers = workers()) {
             List<String> locks = List.of("sen-a", "sen-b");
             startClients(workers, "sen", "redis", group.sentinelUri(), List.of("--redis", group.sentinelUri()), locks, false);
-            boolean[] failedOver = {false};
             List<String> kinds = applicable(List.of("client-kill", "client-stop", "sentinel-failover"));
-            schedule(phaseMs, locks, kinds, kind -> {
-                if (kind.equals("sentinel-failover")) {
-                    if (failedOver[0]) {
-                        return;
-                    }
-                    failedOver[0] = true;
-                    RedisServer master = group.master();
-                    fault(kind, "master :" + master.port(), () -> {
-                        master.kill();
-                        group.awaitFailover(Duration.ofSeconds(60));
-                    });
-                } else {
-                    inject(kind, workers, null, null, locks, "sen");
-                }
-            });
+            RedisServer master = group.master();
+            schedule(phaseMs, locks, kinds, failoverOnce("sentinel-failover", "master :" + master.port(), () -> {
+                master.kill();
+                group.awaitFailover(Duration.ofSeconds(60));
+            }, kind -> inject(kind, workers, null, null, locks, "sen")));
             stopAndCheckLeftovers(workers, List.of(group.master()));
         }
     }
 
     private void cluster(long phaseMs) throws Exception {
         try (RedisClusterGroup group = RedisClusterGroup.start();
-             Workers workers = new Workers(dir, "127.0.0.1", resource.port())) {
+             Workers workers = workers()) {
             List<String> locks = List.of("clu-a", "clu-b", "clu-c");
             String uris = String.join(",", group.uris());
             startClients(workers, "clu", "cluster", uris, List.of("--cluster", uris), locks, false);
-            boolean[] failedOver = {false};
             List<String> kinds = applicable(List.of("client-kill", "client-stop", "cluster-failover"));
-            schedule(phaseMs, locks, kinds, kind -> {
-                if (kind.equals("cluster-failover")) {
-                    if (failedOver[0]) {
-                        return;
-                    }
-                    failedOver[0] = true;
-                    RedisServer master = group.masterOf("dlock:{" + locks.get(0) + "}");
-                    fault(kind, "master :" + master.port(), () -> group.killMasterAndAwaitPromotion(master, Duration.ofSeconds(60)));
-                } else {
-                    inject(kind, workers, null, null, locks, "clu");
-                }
-            });
+            RedisServer master = group.masterOf("dlock:{" + locks.get(0) + "}");
+            schedule(phaseMs, locks, kinds, failoverOnce("cluster-failover", "master :" + master.port(),
+                    () -> group.killMasterAndAwaitPromotion(master, Duration.ofSeconds(60)),
+                    kind -> inject(kind, workers, null, null, locks, "clu")));
             stopAndCheckLeftovers(workers, group.masters());
         }
+    }
+
+    /** Injects the phase's failover the first time it is drawn (the group has one replica to promote), other kinds by {@code others}. */
+    private Injector failoverOnce(String failover, String target, Action action, Injector others) {
+        boolean[] done = {false};
+        return kind -> {
+            if (!kind.equals(failover)) {
+                others.inject(kind);
+            } else if (!done[0]) {
+                done[0] = true;
+                fault(kind, target, action);
+            }
+        };
     }
 
     private void startClients(Workers workers, String phase, String topology, String uris, List<String> cliTopology,
@@ -325,7 +336,9 @@ public final class Campaign {
                 List<Workers.Worker> api = workers.running().stream().filter(w -> w.kind().equals("api")).toList();
                 // in turn, so that every API client (the skewed clocks' too) is stopped in a long enough phase
                 Workers.Worker victim = api.get(stops++ % api.size());
-                long stopMs = LEASE_MS * 3 / 2 + random.nextInt((int) LEASE_MS);
+                // past the lease, by little or by much: a little past it is where a client that misjudges
+                // the time (the half-speed clock of the skewed client, were leases judged on it) still believes
+                long stopMs = LEASE_MS * 6 / 5 + random.nextInt((int) (LEASE_MS * 4 / 5));
                 fault(kind, victim.proc(), () -> {
                     Workers.signal(victim.process().pid(), "STOP");
                     Thread.sleep(stopMs);
@@ -451,6 +464,8 @@ public final class Campaign {
         out.append(String.format(Locale.ROOT, "%nproperties: %s%n", verdict.passed() ? "all held"
                 : verdict.violations().size() + " violations: " + verdict.violations().stream()
                 .collect(Collectors.groupingBy(Checker.Violation::property, LinkedHashMap::new, Collectors.counting()))));
+        out.append(String.format(Locale.ROOT, "documented overlaps %d%s%n", verdict.documented().size(), verdict.documented().stream()
+                .map(v -> String.format(Locale.ROOT, "%n  at %.3f s: %s", v.atMs() / 1000.0, v.message())).collect(Collectors.joining())));
         out.append(String.format(Locale.ROOT, "accepted writes %d, counters %s%n", accepted.size(), resource.counters().entrySet().stream()
                 .map(e -> e.getKey() + "=" + e.getValue()[0] + "/" + e.getValue()[1]).sorted().toList()));
         return out.toString();

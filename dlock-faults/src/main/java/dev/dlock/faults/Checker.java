@@ -24,7 +24,9 @@ import java.util.stream.Collectors;
  * pause of its own process);</li>
  * <li><b>told</b>: a hold the resource refused (it had lost its lock) was told so by dlock
  * (whenLost / isValid / LockLostException at release), unless its process was killed or stopped
- * first (an API client's holds; a {@code dlock exec} command cannot be asked);</li>
+ * first (an API client's holds; a {@code dlock exec} command cannot be asked); and it was told in
+ * time: no write of it comes later than a lease after its successor registered (clients go on
+ * writing through refusals until dlock says the hold is gone);</li>
  * <li><b>leftovers</b>: nothing is left in the store after the clients stopped but documented
  * bookkeeping (reported to the checker by the campaign).</li>
  * </ol>
@@ -128,6 +130,25 @@ final class Checker {
         return windows;
     }
 
+    /**
+     * Until when a hold believed it held its lock ({@link Hold#beliefEndMs()}), leaving out the claims
+     * that reached the resource during, or just after, a stop of its own process: such a claim was
+     * measured before the stop, and what the holder sent then is the classic pause between a check
+     * and an act, which only the fence can catch (and the resource refuses it).
+     */
+    private long beliefEndMs(Hold hold, List<Window> windows) {
+        List<Window> stops = windows.stream().filter(w -> w.kind().equals("client-stop") && w.target().equals(hold.key.proc()))
+                .toList();
+        Hold fresh = new Hold(hold.key);
+        for (Event e : hold.events) {
+            boolean stale = e.validForMs() >= 0 && stops.stream()
+                    .anyMatch(w -> e.atMs() >= w.fromMs() && e.atMs() <= w.toMs() + OVERLAP_SLACK_MS);
+            fresh.events.add(stale ? new Event(e.atMs(), e.proc(), e.kind(), e.lock(), e.token(), 0, e.accepted(),
+                    e.value(), e.detail()) : e);
+        }
+        return fresh.beliefEndMs();
+    }
+
     private void exclusion(Map<Hold.Key, Hold> holds, List<Window> windows, List<Violation> violations,
                            List<Violation> documented) {
         Map<String, List<Hold>> byLock = holds.values().stream().filter(Hold::hasAcceptedWrite)
@@ -138,11 +159,12 @@ final class Checker {
                 for (int j = i + 1; j < sameLock.size(); j++) {
                     Hold a = sameLock.get(i);
                     Hold b = sameLock.get(j);
-                    if (b.startMs() >= a.beliefEndMs() - OVERLAP_SLACK_MS) {
+                    long aEnd = beliefEndMs(a, windows);
+                    if (b.startMs() >= aEnd - OVERLAP_SLACK_MS) {
                         continue;
                     }
                     long from = b.startMs();
-                    long to = Math.min(a.beliefEndMs(), b.beliefEndMs());
+                    long to = Math.min(aEnd, beliefEndMs(b, windows));
                     Violation v = new Violation("exclusion", from, a.key.lock(), String.format(java.util.Locale.ROOT,
                             "%s (token %d) and %s (token %d) both believed they held '%s' for %d ms, and both had writes accepted",
                             a.key.proc(), a.key.token(), b.key.proc(), b.key.token(), a.key.lock(), to - from));
@@ -220,7 +242,37 @@ final class Checker {
         }
     }
 
+    /**
+     * A holder whose successor registered (a higher token) must hear of its loss within a lease: the
+     * watchdog renews every third of it, and a renewal that finds the lock gone tells the holder; a
+     * forced release is told at once on one Redis. A holder still writing later was never told.
+     */
+    private void toldInTime(List<Window> windows, List<Violation> violations) {
+        Map<String, List<Event>> registrations = new LinkedHashMap<>();
+        java.util.Set<Hold.Key> reported = new java.util.HashSet<>();
+        for (Event e : history) {
+            if (e.kind().equals("ACQ") && e.accepted()) {
+                registrations.computeIfAbsent(e.lock(), lock -> new ArrayList<>()).add(e);
+            }
+            if (!e.kind().equals("WRITE") || e.validForMs() < 0 || reported.contains(e.holdKey())) {
+                continue;
+            }
+            Event successor = registrations.getOrDefault(e.lock(), List.of()).stream()
+                    .filter(r -> r.token() > e.token()).findFirst().orElse(null);
+            boolean paused = windows.stream().anyMatch(w -> (w.kind().equals("client-stop") || w.kind().equals("partition"))
+                    && (w.target().equals(e.proc()) || w.kind().equals("partition")) && w.toMs() + leaseMs >= e.atMs()
+                    && w.fromMs() <= e.atMs());
+            if (successor != null && e.atMs() > successor.atMs() + leaseMs + OVERLAP_SLACK_MS && !paused) {
+                reported.add(e.holdKey());
+                violations.add(new Violation("told", e.atMs(), e.lock(), String.format(java.util.Locale.ROOT,
+                        "%s (token %d) still wrote %d ms after %s registered token %d: dlock never told it its lock was gone",
+                        e.proc(), e.token(), e.atMs() - successor.atMs(), successor.proc(), successor.token())));
+            }
+        }
+    }
+
     private void told(Map<Hold.Key, Hold> holds, List<Window> windows, List<Violation> violations) {
+        toldInTime(windows, violations);
         for (Hold hold : holds.values()) {
             if (!hold.wasRefused() || hold.wasTold()) {
                 continue;

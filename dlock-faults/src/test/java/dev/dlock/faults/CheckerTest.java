@@ -112,4 +112,18 @@ class CheckerTest {
                 20_000, 3000, 3000, 100_000).check();
         assertThat(properties(verdict)).containsExactly("leftovers");
     }
+
+    @Test
+    void aHolderStillWritingALeaseAfterItsSuccessorRegisteredWasNeverTold() {
+        ev(1000, "a", "ACQ", 10, 3000, true, 0);
+        ev(1100, "a", "WRITE", 10, 2900, true, 0);
+        ev(2000, "b", "ACQ", 11, 3000, true, 0);
+        ev(2100, "b", "WRITE", 11, 2900, true, 1);
+        ev(2200, "b", "REL", 11, -1, false, 0);
+        ev(2300, "a", "WRITE", 10, 2000, false, 1);
+        ev(6000, "a", "WRITE", 10, 2000, false, 2);
+        ev(6100, "a", "REL", 10, -1, false, 0);
+        ev(6200, "a", "LOST", 10, -1, false, 0);
+        assertThat(properties(check(Map.of("x", new long[] {2, 2})))).contains("told");
+    }
 }

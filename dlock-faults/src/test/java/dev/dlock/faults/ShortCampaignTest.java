@@ -15,7 +15,7 @@ class ShortCampaignTest {
 
     @Test
     void everyPropertyHoldsThroughASeededScheduleOfEveryFaultKind() throws Exception {
-        Campaign.Result result = Campaign.run(new Campaign.Options(Duration.ofSeconds(110), 20261126,
+        Campaign.Result result = Campaign.run(new Campaign.Options(Duration.ofSeconds(95), 20261126,
                 new LinkedHashSet<>(Campaign.KINDS), null));
         System.out.println(result.table());
         result.notes().forEach(note -> System.out.println("note: " + note));

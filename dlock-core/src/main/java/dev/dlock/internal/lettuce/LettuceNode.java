@@ -6,9 +6,7 @@ import dev.dlock.internal.redis.RedisNode;
 import dev.dlock.internal.settings.Settings;
 import dev.dlock.internal.store.NodeFailure;
 import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
@@ -20,17 +18,11 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
-import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A {@link RedisNode} on Lettuce: one multiplexed connection for commands (EVALSHA from every
@@ -46,8 +38,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class LettuceNode implements RedisNode, DistinctServers.Member {
 
-    private static final Logger LOG = LoggerFactory.getLogger(LettuceNode.class);
-
     private final RedisClient client;
     private final String address;
     private final CommandOrder commandOrder;
@@ -61,19 +51,11 @@ public final class LettuceNode implements RedisNode, DistinctServers.Member {
     private volatile NodeFailure notConnected;
     private volatile boolean closed;
     private final SentinelFollower sentinelFollower;
-    /** A Redlock's nodes' servers, among which this node's must be distinct; null outside a Redlock. */
-    private final DistinctServers distinctServers;
+    /** Outside a Redlock null; in one, how this node's server is told apart from the other nodes'. */
+    private final ServerIdentity identity;
     /** Set while this node's server is also another Redlock node's: every call fails with it. */
     private volatile NodeFailure sameServer;
-    private volatile Listener listener = new Listener() {
-        @Override
-        public void onMessage(String channel, String message) {
-        }
-
-        @Override
-        public void onReconnected() {
-        }
-    };
+    private volatile Listener listener = Listener.NONE;
 
     /**
      * Connects both links. Fails with a {@link LockBackendException} naming the address when the
@@ -94,12 +76,13 @@ public final class LettuceNode implements RedisNode, DistinctServers.Member {
      */
     LettuceNode(ClientResources resources, RedisURI uri, Settings settings, boolean keepTrying,
                 DistinctServers distinctServers) {
-        this.distinctServers = distinctServers;
         Duration commandTimeout = settings.commandTimeout();
         this.firstRetryDelayMs = settings.firstReconnectDelay().toMillis();
         this.maxRetryDelayMs = settings.maxReconnectDelay().toMillis();
         this.address = LettuceErrors.describe(uri);
         this.commandTimeoutMs = commandTimeout.toMillis();
+        this.identity = distinctServers == null ? null
+                : new ServerIdentity(address, commandTimeoutMs, distinctServers, this);
         uri.setTimeout(commandTimeout);
         this.client = new AsyncOnlyRedisClient(resources, uri);
         this.commandOrder = new CommandOrder(resources.eventExecutorGroup().next());
@@ -149,24 +132,14 @@ public final class LettuceNode implements RedisNode, DistinctServers.Member {
                 listener.onMessage(channel, message);
             }
         });
-        pubSubLink.addListener(new ReconnectWatcher());
-        if (distinctServers != null) {
+        pubSubLink.addListener(new ReconnectWatcher(() -> listener.onReconnected()));
+        if (identity != null) {
             try {
-                identify(commandLink.async()).get(commandTimeoutMs, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+                identity.identifyAtConnect(commandLink);
+            } catch (RedisException e) {
                 closeLinks(commandLink, pubSubLink);
-                throw new RedisException("interrupted while identifying the server", e);
-            } catch (ExecutionException | TimeoutException e) {
-                closeLinks(commandLink, pubSubLink);
-                throw new RedisException("INFO server did not answer: " + LettuceErrors.unwrap(e).getMessage(), e);
+                throw e;
             }
-            commandLink.addListener(new RedisConnectionStateListener() {
-                @Override
-                public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress socketAddress) {
-                    identify(commandLink.async());
-                }
-            });
         }
         this.connection = commandLink;
         this.pubSub = pubSubLink;
@@ -177,24 +150,6 @@ public final class LettuceNode implements RedisNode, DistinctServers.Member {
                                    StatefulRedisPubSubConnection<String, String> pubSubLink) {
         pubSubLink.close();
         commandLink.close();
-    }
-
-    /**
-     * Asks the server its run id and files it with the Redlock's other servers. A server that
-     * refuses INFO (an ACL without it) cannot be told apart from the others but by its address:
-     * that is logged, and the address stands for the server.
-     */
-    private CompletableFuture<Void> identify(RedisAsyncCommands<String, String> link) {
-        return link.info("server").toCompletableFuture().handle((info, error) -> {
-            String runId = error == null ? DistinctServers.runId(info) : null;
-            if (runId == null) {
-                LOG.warn("Redlock node {}: INFO server {}; distinct servers are told apart by their addresses only",
-                        address, error == null ? "has no run_id" : "failed: " + LettuceErrors.unwrap(error).getMessage());
-                runId = "address " + address;
-            }
-            distinctServers.identified(this, runId);
-            return null;
-        });
     }
 
     @Override
@@ -227,12 +182,9 @@ public final class LettuceNode implements RedisNode, DistinctServers.Member {
     @Override
     public CompletableFuture<Object> eval(LuaScript script, String[] keys, String... args) {
         RedisAsyncCommands<String, String> commands = this.commands;
-        if (commands == null) {
-            return CompletableFuture.failedFuture(notConnected);
-        }
-        NodeFailure sameServer = this.sameServer;
-        if (sameServer != null) {
-            return CompletableFuture.failedFuture(sameServer);
+        NodeFailure refused = refusal();
+        if (refused != null) {
+            return CompletableFuture.failedFuture(refused);
         }
         ScriptOutputType output = script.output() == LuaScript.Output.INTEGER ? ScriptOutputType.INTEGER
                 : ScriptOutputType.MULTI;
@@ -286,12 +238,9 @@ public final class LettuceNode implements RedisNode, DistinctServers.Member {
 
     @Override
     public CompletableFuture<List<String>> scan(String pattern) {
-        if (commands == null) {
-            return CompletableFuture.failedFuture(notConnected);
-        }
-        NodeFailure sameServer = this.sameServer;
-        if (sameServer != null) {
-            return CompletableFuture.failedFuture(sameServer);
+        NodeFailure refused = refusal();
+        if (refused != null) {
+            return CompletableFuture.failedFuture(refused);
         }
         return failingAsNode(KeyScan.all(commands, pattern));
     }
@@ -353,25 +302,16 @@ public final class LettuceNode implements RedisNode, DistinctServers.Member {
         }
     }
 
+    /**
+     * Why a lock call cannot be sent now: not connected yet, or the same server as another Redlock
+     * node; null when it can.
+     */
+    private NodeFailure refusal() {
+        return commands == null ? notConnected : sameServer;
+    }
+
     /** The same future, failing with a {@link NodeFailure} instead of the client library's exception. */
     private <T> CompletableFuture<T> failingAsNode(CompletableFuture<T> future) {
         return LettuceErrors.failingAsNode(future, address, commandTimeoutMs, this::isConnected);
-    }
-
-    /** Tells the listener of every pub/sub connect after the first one. */
-    private final class ReconnectWatcher implements RedisConnectionStateListener {
-        private final AtomicBoolean disconnectedOnce = new AtomicBoolean();
-
-        @Override
-        public void onRedisDisconnected(RedisChannelHandler<?, ?> handler) {
-            disconnectedOnce.set(true);
-        }
-
-        @Override
-        public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress socketAddress) {
-            if (disconnectedOnce.get()) {
-                listener.onReconnected();
-            }
-        }
     }
 }

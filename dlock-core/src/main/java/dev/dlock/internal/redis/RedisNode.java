@@ -63,6 +63,18 @@ public interface RedisNode extends AutoCloseable {
     void close();
 
     public interface Listener {
+
+        /** Hears nothing: a node's listener until one is set. */
+        Listener NONE = new Listener() {
+            @Override
+            public void onMessage(String channel, String message) {
+            }
+
+            @Override
+            public void onReconnected() {
+            }
+        };
+
         void onMessage(String channel, String message);
 
         /** The pub/sub link came back after a disconnect: a release may have been missed. */
