@@ -64,6 +64,11 @@ class ArchitectureTest {
             .should().dependOnClassesThat().resideInAnyPackage("io.lettuce..")
             .because("Lettuce is the Redis backend's client library, nobody else's");
 
+    static final ArchRule ONLY_THE_POSTGRES_PACKAGE_TOUCHES_THE_DRIVER = noClasses()
+            .that().resideOutsideOfPackages("dev.dlock.internal.postgres..")
+            .should().dependOnClassesThat().resideInAnyPackage("org.postgresql..")
+            .because("the PostgreSQL driver is the PostgreSQL backend's, nobody else's");
+
     static final ArchRule API_SHOWS_NO_INTERNAL_TYPE = ArchRuleDefinition.classes()
             .that().resideInAPackage("dev.dlock").and().arePublic()
             .should(showNoInternalType())
@@ -82,6 +87,11 @@ class ArchitectureTest {
     @Test
     void onlyTheRedisPackagesTouchLettuce() {
         ONLY_REDIS_PACKAGES_TOUCH_LETTUCE.check(CORE);
+    }
+
+    @Test
+    void onlyThePostgresPackageTouchesTheDriver() {
+        ONLY_THE_POSTGRES_PACKAGE_TOUCHES_THE_DRIVER.check(CORE);
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.dlock.LockServers.Topology;
+import dev.dlock.internal.memory.MemoryStores;
 import dev.dlock.processes.FairWaiterWorker;
 import dev.dlock.testing.JavaProcess;
 import dev.dlock.testing.JavaProcesses;
@@ -35,7 +36,7 @@ class FairLockTest {
 
     // a fixed node timeout: the default (a tenth of a short test lease) is too tight on a busy machine
     @RegisterExtension
-    static final LockServers servers = LockServers.singleRedisAndRedlock(5).withRedlockNodeTimeout(Duration.ofMillis(250));
+    static final LockServers servers = LockServers.singleRedisAndRedlock(5).withRedlockNodeTimeout(Duration.ofMillis(250)).withInMemory();
 
     private static LockClient client(Topology topology, Duration waiterTimeout) {
         return servers.newClient(topology, builder -> builder.waiterTimeout(waiterTimeout).commandTimeout(Duration.ofMillis(500)));
@@ -53,8 +54,18 @@ class FairLockTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> nodes.stream().allMatch(server -> queued(server, name) == count));
     }
 
+    /** Whether {@code count} waiters are queued for {@code name} on every node (or in memory). */
+    private static boolean queuedEverywhere(Topology topology, String name, long count) {
+        return topology == Topology.IN_MEMORY ? MemoryStores.queued("dlock:{" + name + "}") == count
+                : servers.servers(topology).stream().allMatch(server -> queued(server, name) == count);
+    }
+
+    private static void awaitQueued(Topology topology, String name, long count) {
+        await().atMost(Duration.ofSeconds(20)).until(() -> queuedEverywhere(topology, name, count));
+    }
+
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK"})
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY"})
     void twentyWaitersAcrossFourClientsGetTheLockInTheOrderTheyAsked(Topology topology) throws Exception {
         List<RedisServer> nodes = servers.servers(topology);
         DistributedLock holder = client(topology, LockClient.DEFAULT_WAITER_TIMEOUT).getFairLock("fifo");
@@ -78,7 +89,7 @@ class FairLockTest {
                     return null;
                 }));
                 // the next waiter asks only once this one is queued (on every node)
-                awaitQueued(nodes, "fifo", i + 1);
+                awaitQueued(topology, "fifo", i + 1);
             }
             holder.unlock();
             for (Future<?> f : done) {
@@ -89,6 +100,7 @@ class FairLockTest {
         }
         assertThat(order).containsExactlyElementsOf(IntStream.range(0, 20).boxed().toList());
         // every waiter has held and released the lock and left every node's queue: nothing is left
+        servers.assertNothingLeft(topology);
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
             for (RedisServer server : nodes) {
                 assertThat(keysLeft(server)).as("keys left on %s", server.uri()).isEmpty();
@@ -154,7 +166,7 @@ class FairLockTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK"})
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY"})
     void waiterThatGivesUpHasLeftTheQueueWhenTheCallReturns(Topology topology) throws Exception {
         List<RedisServer> nodes = servers.servers(topology);
         DistributedLock holder = client(topology, LockClient.DEFAULT_WAITER_TIMEOUT).getFairLock("give-up");
@@ -169,7 +181,7 @@ class FairLockTest {
                 throw new IllegalStateException(e);
             }
         });
-        awaitQueued(nodes, "give-up", 1);
+        awaitQueued(topology, "give-up", 1);
         for (RedisServer server : nodes) {
             // while queued, the queue keys live no longer than the waiter timeout
             assertThat((Long) server.command("PTTL", "dlock:{give-up}:queue"))
@@ -178,7 +190,7 @@ class FairLockTest {
         assertThat(waiting.get(10, TimeUnit.SECONDS)).isFalse();
         // at once, on every node (over Redlock not only on a majority): far sooner than the
         // waiter timeout (5 s) would have dropped the entries
-        assertLeftEverywhere(nodes, "give-up");
+        assertLeftEverywhere(topology, "give-up");
 
         AtomicReference<Throwable> thrown = new AtomicReference<>();
         Thread interrupted = new Thread(() -> {
@@ -189,30 +201,32 @@ class FairLockTest {
             }
         });
         interrupted.start();
-        awaitQueued(nodes, "give-up", 1);
+        awaitQueued(topology, "give-up", 1);
         interrupted.interrupt();
         interrupted.join(10_000);
         assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
-        assertLeftEverywhere(nodes, "give-up");
+        assertLeftEverywhere(topology, "give-up");
 
         CompletableFuture<LockHandle> cancelled = waiters.getFairLock("give-up").acquireAsync();
-        awaitQueued(nodes, "give-up", 1);
+        awaitQueued(topology, "give-up", 1);
         cancelled.cancel(true);
         // well before the waiter timeout (5 s) would drop it
-        await().atMost(Duration.ofSeconds(1)).until(() -> nodes.stream().allMatch(server -> queued(server, "give-up") == 0));
+        await().atMost(Duration.ofSeconds(1)).until(() -> queuedEverywhere(topology, "give-up", 0));
 
         holder.unlock();
         if (topology == Topology.REDLOCK) {
             // the release returns once a majority has it: the others follow within a round trip
             await().atMost(Duration.ofSeconds(5)).until(() -> nodes.stream().allMatch(server -> server.keys("dlock:{*").isEmpty()));
-        } else {
+        } else if (topology == Topology.ONE_REDIS) {
             assertThat(servers.server().keys("dlock:{*")).isEmpty();
         }
+        servers.assertNothingLeft(topology);
     }
 
     /** The waiter's queue entry and its liveness entry are gone from every node; the holder's hash stays. */
-    private static void assertLeftEverywhere(List<RedisServer> nodes, String name) {
-        for (RedisServer server : nodes) {
+    private static void assertLeftEverywhere(Topology topology, String name) {
+        assertThat(queuedEverywhere(topology, name, 0)).as("%s has left the queue of %s", topology, name).isTrue();
+        for (RedisServer server : servers.servers(topology)) {
             assertThat(queued(server, name)).as("queued on %s", server.uri()).isZero();
             assertThat((Long) server.command("HLEN", "dlock:{" + name + "}:waiters")).as("waiters on %s", server.uri()).isZero();
             assertThat(server.keys("dlock:{*")).as("keys on %s", server.uri()).containsExactly("dlock:{" + name + "}");

@@ -31,18 +31,14 @@ import org.junit.jupiter.params.provider.EnumSource;
 class MultiLockTest {
 
     @RegisterExtension
-    static final LockServers servers = LockServers.singleRedisAndRedlock(5).withRedlockNodeTimeout(Duration.ofMillis(250));
+    static final LockServers servers = LockServers.singleRedisAndRedlock(5).withRedlockNodeTimeout(Duration.ofMillis(250)).withInMemory();
 
     /** Counts holders from outside: not the Redis the locks live on. */
     @RegisterExtension
     static final RedisServers witness = RedisServers.standalone();
 
     private static void assertNothingLeft(Topology topology) {
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-            for (RedisServer server : servers.servers(topology)) {
-                assertThat(server.keys("dlock:{*")).as(server.uri()).isEmpty();
-            }
-        });
+        servers.assertNothingLeft(topology);
     }
 
     @Test
@@ -67,7 +63,7 @@ class MultiLockTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK"})
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY"})
     void aFailedMultiAcquireLeavesNoneOfTheNamesHeld(Topology topology) throws Exception {
         LockClient client = servers.newClient(topology);
         DistributedLock b = servers.newClient(topology).getLock("b");
@@ -108,7 +104,7 @@ class MultiLockTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK"})
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY"})
     void overlappingMultiLocksExcludeEachOtherOnEveryName(Topology topology) throws Exception {
         List<LockClient> clients = List.of(servers.newClient(topology), servers.newClient(topology));
         List<List<String>> sets = List.of(List.of("x", "y"), List.of("y", "z"), List.of("z", "x"), List.of("y"));
@@ -189,7 +185,7 @@ class MultiLockTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK"})
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY"})
     void aHandleHoldsEveryNameAndIsReleasedFromAnyThread(Topology topology) throws Exception {
         DistributedLock multi = servers.newClient(topology).getMultiLock("h1", "h2");
         DistributedLock rival = servers.newClient(topology).getMultiLock("h2", "h3");

@@ -33,7 +33,8 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  * {@code DELETE ... WHERE owner = ?} per pair on one connection), on one PostgreSQL server started
  * by the run; HikariCP pools of 20 connections (one per client where several clients contend, as
  * separate services would have). Also: what 100,000 held locks cost in the
- * table, and the dead tuples that lock churn leaves with autovacuum on.
+ * table, and the dead tuples that lock churn leaves with autovacuum on. After the contended dlock run it
+ * prints the dlock functions the server ran per acquisition (its round trips).
  *
  * <pre>java -cp dlock-bench.jar dev.dlock.bench.PostgresBench [--rounds N] [--churn PAIRS]</pre>
  */
@@ -60,7 +61,7 @@ public final class PostgresBench {
         int rounds = intArg(args, "--rounds", 3);
         int churnPairs = intArg(args, "--churn", 1_000_000);
         int held = intArg(args, "--held", 100_000);
-        try (PostgresServer server = PostgresServer.start("autovacuum=on");
+        try (PostgresServer server = PostgresServer.start("autovacuum=on", "track_functions=all");
                 HikariDataSource pool = pool(server.jdbcUrl())) {
             System.out.println("PostgreSQL: " + server.sql("SHOW server_version") + ", loopback, a server of the run's own"
                     + " (fsync off); HikariCP pool of 20; " + Runtime.getRuntime().availableProcessors() + " cores");
@@ -79,6 +80,11 @@ public final class PostgresBench {
                     }
                     if (k != 0) {
                         // each client as a service of its own: its own pool, as it would have
+                        // the backends of the shared pool report what they ran as they exit: counted before the reset
+                        pool.getHikariPoolMXBean().softEvictConnections();
+                        TimeUnit.MILLISECONDS.sleep(500);
+                        server.sql("SELECT pg_stat_reset()");
+                        long acquisitions = 0;
                         List<Subject> clients = new ArrayList<>();
                         List<HikariDataSource> pools = new ArrayList<>();
                         for (int c = 0; c < CLIENTS; c++) {
@@ -86,10 +92,14 @@ public final class PostgresBench {
                             clients.add(subjects.get(k).apply(pools.get(c)));
                         }
                         try {
-                            contended(names.get(k), clients);
+                            acquisitions = contended(names.get(k), clients);
                         } finally {
                             clients.forEach(Subject::close);
                             pools.forEach(HikariDataSource::close);
+                        }
+                        if (names.get(k).equals("dlock")) {
+                            System.out.println("    dlock functions called per acquisition: "
+                                    + functionCallsPer(server, acquisitions));
                         }
                     }
                 }
@@ -128,7 +138,7 @@ public final class PostgresBench {
      * acquisitions/s, the handoff gap (from one holder's release to the next holder's grant, as the
      * next holder sees it), Jain's index over the threads' acquisitions, and exclusion violations.
      */
-    private static void contended(String name, List<Subject> clients) throws Exception {
+    private static long contended(String name, List<Subject> clients) throws Exception {
         AtomicBoolean running = new AtomicBoolean(true);
         AtomicInteger inside = new AtomicInteger();
         AtomicInteger violations = new AtomicInteger();
@@ -185,6 +195,22 @@ public final class PostgresBench {
         double gapP50 = all.length == 0 ? Double.NaN : all[all.length / 2] / 1e3;
         System.out.printf(Locale.ROOT, "  contended (16 threads, 4 clients) %-17s %7.0f acquisitions/s  handoff gap p50 %7.0f µs  Jain %.3f"
                         + "  exclusion violations %d%n", name, total / (elapsed / 1e9), gapP50, jain, violations.get());
+        return total;
+    }
+
+    /**
+     * The dlock functions the server ran during the run, per acquisition ({@code track_functions}),
+     * the round trips an acquisition cost. Called once the run's connections are closed: a backend
+     * reports its calls when it exits (an idle one only up to 10 s later).
+     */
+    private static String functionCallsPer(PostgresServer server, long acquisitions) throws InterruptedException {
+        if (acquisitions == 0) {
+            return "";
+        }
+        TimeUnit.MILLISECONDS.sleep(500);
+        return server.sql("SELECT coalesce(string_agg(funcname || ' ' || round(calls::numeric / " + acquisitions
+                + ", 2), ', ' ORDER BY calls DESC), '') FROM pg_stat_user_functions"
+                + " WHERE funcname IN ('dlock_acquire', 'dlock_release', 'dlock_hand_off', 'dlock_abandon')");
     }
 
     /** 100,000 locks held at once by one client, renewed by the watchdog: rows and bytes in dlock_hold. */

@@ -26,4 +26,12 @@ public final class MemoryStores {
             return SPACE.keys(System.nanoTime()).stream().noneMatch(key -> key.startsWith(keyPrefix));
         }
     }
+
+    /** How many waiters the fair lock of {@code key} has queued (live ones only): for tests. */
+    public static int queued(String key) {
+        synchronized (SPACE) {
+            MemoryLock lock = SPACE.existing(key, System.nanoTime());
+            return lock == null ? 0 : lock.queue.size();
+        }
+    }
 }
