@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.dlock.LockBackendException;
 import dev.dlock.internal.redis.LuaScript;
 import dev.dlock.internal.redis.SingleNodeStore;
-import dev.dlock.internal.settings.SettingsBuilder;
+import dev.dlock.internal.settings.ReplicaAcks;
+import dev.dlock.internal.settings.Settings;
+import dev.dlock.internal.settings.TestSettings;
 import dev.dlock.internal.settings.Ticker;
 import dev.dlock.internal.store.AcquireReply;
 import dev.dlock.internal.store.AcquireRequest;
@@ -25,11 +27,9 @@ class SingleNodeStoreAcksTest {
     private static final LockTarget TARGET = LockTarget.of("dlock:", "orders");
 
     private static SingleNodeStore store(FakeNode node, boolean acks) {
-        SettingsBuilder settings = new SettingsBuilder().redisUri("redis://fake:6379");
-        if (acks) {
-            settings.replicaAcks(1, Duration.ofMillis(50));
-        }
-        return new SingleNodeStore(node, settings.build(), Ticker.system(), false);
+        Settings settings = TestSettings.settings("redis://fake:6379", null, null, null, null, null, null,
+                acks ? ReplicaAcks.of(1, Duration.ofMillis(50)) : null);
+        return new SingleNodeStore(node, settings, Ticker.system(), false);
     }
 
     private static AcquireRequest request(boolean reentry) {
