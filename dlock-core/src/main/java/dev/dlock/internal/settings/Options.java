@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * The options a client was built with, null where not given: {@code LockClientBuilder} keeps them,
@@ -23,14 +24,7 @@ public record Options(String redisUri, List<String> redlockNodes, List<String> c
             throw new IllegalArgumentException("redlockNodes needs at least 3 independent masters, got "
                     + (uris == null ? "null" : Arrays.toString(uris)) + "; for one Redis use redisUri");
         }
-        List<String> checked = new ArrayList<>();
-        for (String uri : uris) {
-            try {
-                checked.add(Validation.redisUri(uri));
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("redlockNodes: " + e.getMessage(), e);
-            }
-        }
+        List<String> checked = checkEach("redlockNodes", uris, Validation::redisUri);
         if (checked.stream().map(Validation::redisServer).distinct().count() < checked.size()) {
             throw new IllegalArgumentException("redlockNodes must be distinct servers, got " + Arrays.toString(uris));
         }
@@ -42,15 +36,7 @@ public record Options(String redisUri, List<String> redlockNodes, List<String> c
             throw new IllegalArgumentException("clusterNodes needs at least one node of the cluster, got "
                     + (uris == null ? "null" : "none"));
         }
-        List<String> checked = new ArrayList<>();
-        for (String uri : uris) {
-            try {
-                checked.add(Validation.clusterNodeUri(uri));
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("clusterNodes: " + e.getMessage(), e);
-            }
-        }
-        return checked;
+        return checkEach("clusterNodes", uris, Validation::clusterNodeUri);
     }
 
     public static Duration checkRedlockNodeTimeout(Duration timeout) {
@@ -148,6 +134,19 @@ public record Options(String redisUri, List<String> redlockNodes, List<String> c
                 new SlowLockSettings(slowHoldThreshold != null ? slowHoldThreshold : Duration.ZERO,
                         slowWaitThreshold != null ? slowWaitThreshold : Duration.ZERO,
                         captureAcquireSite));
+    }
+
+    /** Each URL checked; a refusal's message is prefixed with the option's name. */
+    private static List<String> checkEach(String option, String[] uris, UnaryOperator<String> check) {
+        List<String> checked = new ArrayList<>();
+        for (String uri : uris) {
+            try {
+                checked.add(check.apply(uri));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(option + ": " + e.getMessage(), e);
+            }
+        }
+        return checked;
     }
 
     private static Duration max(Duration a, Duration b) {
