@@ -60,6 +60,11 @@ final class LiveScreen implements AutoCloseable {
         draw();
     }
 
+    /** The window's width; {@link Integer#MAX_VALUE} when unknown. */
+    synchronized int columns() {
+        return size.map(rowsAndColumns -> rowsAndColumns[1]).orElse(Integer.MAX_VALUE);
+    }
+
     /** Reads the window's size again and draws the last lines to it. */
     synchronized void resized() {
         size = Stty.size();

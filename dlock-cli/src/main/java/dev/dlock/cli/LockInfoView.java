@@ -146,6 +146,15 @@ final class LockInfoView {
      * widest cell; no line ends with a line separator.
      */
     static List<String> table(List<LockInfo> locks) {
+        return table(locks, Integer.MAX_VALUE);
+    }
+
+    /**
+     * The table, its lines at most {@code width} characters where the holders can give way: the
+     * holder column is what shrinks (a cut holder ends in "..."), so that held for, lease left and
+     * waiting stay whole; names and figures are never cut.
+     */
+    static List<String> table(List<LockInfo> locks, int width) {
         List<String[]> rows = new ArrayList<>();
         for (LockInfo info : locks) {
             String heldFor = Durations.format(info.heldFor());
@@ -161,7 +170,11 @@ final class LockInfoView {
             }
         }
         int nameWidth = Math.max(4, rows.stream().mapToInt(row -> row[0].length()).max().orElse(0));
-        int holderWidth = Math.max(6, rows.stream().mapToInt(row -> row[1].length()).max().orElse(0));
+        int widestHolder = Math.max(6, rows.stream().mapToInt(row -> row[1].length()).max().orElse(0));
+        int holderWidth = Math.max(6, Math.min(widestHolder, width - nameWidth - FIGURES_WIDTH));
+        for (String[] row : rows) {
+            row[1] = shortened(row[1], holderWidth);
+        }
         String format = "%-" + nameWidth + "s  %-" + holderWidth + "s  %8s  %10s  %s";
         List<String> lines = new ArrayList<>();
         lines.add(String.format(format, "NAME", "HOLDER", "HELD FOR", "LEASE LEFT", "WAITING").stripTrailing());
@@ -169,6 +182,14 @@ final class LockInfoView {
             lines.add(String.format(format, (Object[]) row));
         }
         return lines;
+    }
+
+    /** What a table line has beside its name and holder: the gaps, held for, lease left and "WAITING". */
+    private static final int FIGURES_WIDTH = 2 + 2 + 8 + 2 + 10 + 2 + "WAITING".length();
+
+    /** {@code text} cut to {@code width} characters, ending in "..." when cut (ASCII: any locale prints it). */
+    static String shortened(String text, int width) {
+        return text.length() <= width ? text : text.substring(0, width - 3) + "...";
     }
 
     private static void row(StringBuilder out, String label, String value) {

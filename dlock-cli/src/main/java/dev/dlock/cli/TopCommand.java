@@ -94,7 +94,7 @@ public final class TopCommand implements Callable<Integer> {
     private void live(LockClient client, LiveScreen screen, BlockingQueue<LiveScreen.Event> events, TopView view) {
         long next = System.nanoTime();
         while (true) {
-            screen.show(refresh(client, view).lines());
+            screen.show(refresh(client, view, screen.columns()).lines());
             next = nextRefresh(next);
             while (true) {
                 LiveScreen.Event event = poll(events, next);
@@ -115,9 +115,12 @@ public final class TopCommand implements Callable<Integer> {
      * @throws LockBackendException the last refresh failed
      */
     private void plain(LockClient client, PrintWriter out, int bound, TopView view) {
+        // at a terminal the lines fit its width; in a pipe or a file they stay whole
+        int width = Terminal.isInteractive() ? Stty.size().map(size -> size[1]).orElse(Integer.MAX_VALUE)
+                : Integer.MAX_VALUE;
         long next = System.nanoTime();
         for (int done = 0; bound == 0 || done < bound; done++) {
-            Refresh refresh = refresh(client, view);
+            Refresh refresh = refresh(client, view, width);
             if (done > 0) {
                 out.println();
             }
@@ -134,10 +137,10 @@ public final class TopCommand implements Callable<Integer> {
         }
     }
 
-    private Refresh refresh(LockClient client, TopView view) {
+    private Refresh refresh(LockClient client, TopView view, int width) {
         try {
             List<LockInfo> locks = client.listLocks(pattern);
-            return new Refresh(view.locks(LocalTime.now(), locks), null);
+            return new Refresh(view.locks(LocalTime.now(), locks, width), null);
         } catch (LockBackendException e) {
             String message = String.valueOf(e.getMessage()).strip().lines().findFirst().orElse("");
             return new Refresh(view.failure(LocalTime.now(), message), e);

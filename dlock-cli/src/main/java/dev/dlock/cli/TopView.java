@@ -34,15 +34,15 @@ final class TopView {
         this.hint = hint;
     }
 
-    /** The header and the locks, longest held first. */
-    List<String> locks(LocalTime time, List<LockInfo> locks) {
+    /** The header and the locks, longest held first, holders shortened so that the table fits {@code width} columns. */
+    List<String> locks(LocalTime time, List<LockInfo> locks, int width) {
         List<String> lines = new ArrayList<>();
         lines.add(header(time, locks.size() + (locks.size() == 1 ? " held lock" : " held locks")
                 + " matching '" + pattern + "'"));
         if (locks.isEmpty()) {
             lines.add(LockInfoView.noneMatches(pattern));
         } else {
-            lines.addAll(LockInfoView.table(locks.stream().sorted(LONGEST_HELD_FIRST).toList()));
+            lines.addAll(LockInfoView.table(locks.stream().sorted(LONGEST_HELD_FIRST).toList(), width));
         }
         return lines;
     }

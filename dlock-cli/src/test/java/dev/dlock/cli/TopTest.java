@@ -81,6 +81,25 @@ class TopTest {
     }
 
     @Test
+    void atSixtyColumnsTheHolderIsShortenedAndTheFiguresStayWhole() throws IOException {
+        Tmux.assumeInstalled();
+        holdWithExec("narrow");
+        Cli.Running waiter = Cli.start("--redis", redis.server().uri(), "exec", "narrow", "--wait", "60s", "--", "true");
+        leftovers.add(waiter);
+        await().atMost(BOUND).until(() -> inspector.getLock("narrow").info().waitingClients() == 1);
+        Tmux tmux = topInTmux("narrow", 60);
+
+        // name, the holder cut with "...", held for, lease left, and 1 waiting: all of it within 60 columns
+        String figure = "(\\d+ ms|\\d+\\.\\d s|\\d+m \\d\\ds)";
+        String row = "narrow  dlock-exec:sleep.*\\.\\.\\.  +" + figure + "  +" + figure + "  1";
+        await().atMost(BOUND).untilAsserted(() -> assertThat(tmux.screen().lines())
+                .anySatisfy(line -> assertThat(line.stripTrailing()).matches(row).hasSizeLessThanOrEqualTo(60))
+                .anySatisfy(line -> assertThat(line.stripTrailing()).matches("NAME +HOLDER +HELD FOR  LEASE LEFT  WAITING")));
+        tmux.sendKeys("q");
+        assertThat(exitCodeOf(tmux)).isEqualTo(ExitCodes.OK);
+    }
+
+    @Test
     void ctrlCAtATerminalEndsTheViewAndGivesTheTerminalBack() throws IOException {
         Tmux.assumeInstalled();
         LockHandle held = inspector.getLock("nightly").acquireAsync().join();
@@ -140,11 +159,15 @@ class TopTest {
     }
 
     /**
-     * {@code dlock top PATTERN} in a 160 x 40 tmux pane, from a script that afterwards writes the
+     * {@code dlock top PATTERN} in a 160 (or {@code columns}) x 40 tmux pane, from a script that afterwards writes the
      * terminal's settings to {@code stty-after} and top's exit code to {@code exit-code}. SIGINT
      * is trapped (not ignored, which top would inherit), so that the script goes on after Ctrl-C.
      */
     private Tmux topInTmux(String pattern) throws IOException {
+        return topInTmux(pattern, 160);
+    }
+
+    private Tmux topInTmux(String pattern, int columns) throws IOException {
         String java = Cli.javaCommand(List.of()).stream().map(TopTest::quoted).collect(Collectors.joining(" "));
         Path script = dir.resolve("top.sh");
         Files.writeString(script, String.join("\n",
@@ -154,7 +177,7 @@ class TopTest {
                 "stty -a > " + quoted(dir.resolve("stty-after").toString()),
                 "echo $code > " + quoted(dir.resolve("exit-code").toString()),
                 "exit $code", ""));
-        Tmux tmux = Tmux.start(160, 40, "sh " + quoted(script.toString()));
+        Tmux tmux = Tmux.start(columns, 40, "sh " + quoted(script.toString()));
         leftovers.add(0, tmux);
         return tmux;
     }

@@ -101,7 +101,11 @@ class SingleNodeStoreAcksTest {
         assertThat(acked.waits()).hasSize(1);
 
         FakeNode unacked = new FakeNode("redis://fake:6379").on(LuaScript.RENEW, FakeNode.reply(List.of(1L, 1L)));
-        assertThat(store(unacked, true).renew(holds, 30_000).join()).containsExactly(Renewal.UNKNOWN, Renewal.UNKNOWN);
+        // nothing counted: the watchdog is told why (its holds stay unknown, their validity not moved)
+        assertThatThrownBy(() -> store(unacked, true).renew(holds, 30_000).join())
+                .hasRootCauseInstanceOf(LockBackendException.class)
+                .rootCause().hasMessage("renewal of 2 hold(s) on redis://fake:6379 not counted: only 0 of 1 replicas"
+                        + " acknowledged within 50 ms");
 
         FakeNode allGone = new FakeNode("redis://fake:6379").on(LuaScript.RENEW, FakeNode.reply(List.of(0L, 0L)));
         assertThat(store(allGone, true).renew(holds, 30_000).join()).containsExactly(Renewal.GONE, Renewal.GONE);
