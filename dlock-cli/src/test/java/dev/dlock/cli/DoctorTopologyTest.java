@@ -74,7 +74,7 @@ class DoctorTopologyTest {
     }
 
     @Test
-    void aClusterWithAMasterAloneWarnsAndWithASlotUnservedFails() {
+    void aClusterWithConfigRefusedOrAMasterAloneWarnsAndWithASlotUnservedFails() {
         RedisClusterGroup cluster = track(RedisClusterGroup.start());
         Run healthy = doctor("--cluster", cluster.uris().get(0));
         assertThat(healthy.line("cluster-slots")).as(healthy.toString()).startsWith("OK ");
@@ -82,6 +82,18 @@ class DoctorTopologyTest {
         assertThat(healthy.line("cluster-cover")).as(healthy.toString()).contains("cluster-require-full-coverage yes");
         assertThat(healthy.line("acl")).as(healthy.toString()).startsWith("OK ");
         assertThat(healthy.line("pubsub")).as(healthy.toString()).startsWith("OK ");
+
+        // a managed service's user: everything but CONFIG, on every node (ACL users are per node)
+        for (RedisServer node : cluster.nodes()) {
+            node.command("ACL", "SETUSER", "no-config", "on", ">pw", "~*", "&*", "+@all", "-config");
+        }
+        String seed = cluster.uris().get(0).replace("redis://", "redis://no-config:pw@");
+        Run noConfig = doctor("--cluster", seed);
+        assertThat(noConfig.line("cluster-cover")).as(noConfig.toString()).startsWith("WARN ")
+                .contains("CONFIG GET refused");
+        assertThat(noConfig.line("cluster-slots")).as(noConfig.toString()).startsWith("OK ");
+        assertThat(noConfig.line("persistence")).as(noConfig.toString()).startsWith("WARN ").contains("CONFIG GET refused");
+        assertThat(noConfig.exit()).as(noConfig.toString()).isEqualTo(1);
 
         RedisServer master = cluster.masters().get(0);
         RedisServer replica = cluster.replicasOf(master).get(0);
