@@ -66,7 +66,7 @@ abstract sealed class StoreOptions permits LockClientBuilder {
      * masters (not replicas of each other), so it survives the loss of a minority of them; see
      * docs/redlock.md. N must be at least 3; an odd N is best, since an even N tolerates no more
      * failed nodes than N − 1. Excludes {@link #redisUri(String)}. A quorum must be reachable
-     * when {@link #build()} runs; the other nodes are connected in the background.
+     * when {@link LockClientBuilder#build()} runs; the other nodes are connected in the background.
      *
      * @param uris the masters' URLs, each as {@link #redisUri(String)} takes it
      * @return this builder
@@ -86,7 +86,7 @@ abstract sealed class StoreOptions permits LockClientBuilder {
      * (Redis 7 or later), and slots that fail over or move to another master are followed.
      * Give one or more nodes of the cluster; the others are found through them. Excludes
      * {@link #redisUri(String)} and {@link #redlockNodes(String...)}. One of the nodes must
-     * answer when {@link #build()} runs.
+     * answer when {@link LockClientBuilder#build()} runs.
      *
      * @param uris nodes of the cluster: {@code redis://[[user]:password@]host[:port]}, or {@code rediss://...}
      * @return this builder
@@ -126,7 +126,7 @@ abstract sealed class StoreOptions permits LockClientBuilder {
      * What it guarantees and costs: docs/deployments.md ("replicaAcks: closing the window").
      *
      * @param replicas how many replicas must acknowledge, at least 1
-     * @param timeout how long to wait for them, at least 1 ms; {@link #build()} requires it to be shorter than
+     * @param timeout how long to wait for them, at least 1 ms; {@link LockClientBuilder#build()} requires it to be shorter than
      *     the command timeout
      * @return this builder
      * @throws IllegalArgumentException {@code replicas} is below 1, or the timeout is null or shorter than 1 ms
@@ -140,7 +140,7 @@ abstract sealed class StoreOptions permits LockClientBuilder {
     /**
      * Keeps the locks in this JVM's memory instead of Redis: for unit tests and local development,
      * never for locks between processes. Every in-memory client of the JVM with the same
-     * {@link #keyPrefix(String) key prefix} shares the locks, as clients of one Redis do; every lock
+     * {@link LockClientBuilder#keyPrefix(String) key prefix} shares the locks, as clients of one Redis do; every lock
      * kind, lease, watchdog renewal, fencing token, fair queue and loss notice works as on Redis.
      * Nothing survives the JVM. Excludes every Redis option.
      *
@@ -205,7 +205,7 @@ abstract sealed class StoreOptions permits LockClientBuilder {
     }
 
     /**
-     * PostgreSQL only: whether {@link #build()} creates dlock's tables and functions when they are
+     * PostgreSQL only: whether {@link LockClientBuilder#build()} creates dlock's tables and functions when they are
      * missing (default true). With false, a missing schema fails the build naming the SQL file to
      * run ({@code dev/dlock/postgres/V1__dlock.sql}, for Flyway or Liquibase).
      *
