@@ -10,6 +10,7 @@ import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -21,8 +22,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import java.util.zip.ZipFile;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -99,6 +103,22 @@ class DoctorTest {
         Run run = doctor("--redis", valkey.uri());
         assertThat(run.line("server")).as(run.toString()).startsWith("OK ").contains("Valkey 8.0");
         assertThat(run.exit()).as(run.toString()).isZero();
+    }
+
+    @Test
+    void aRedisOlderThanSevenFailsTheServerLine(@TempDir Path dir) throws IOException {
+        Assumptions.assumeTrue(List.of("amd64", "x86_64").contains(System.getProperty("os.arch")),
+                "the Redis 6.2.7 binary at hand is for Linux on x86-64");
+        Path redis6 = dir.resolve("redis-server-6");
+        try (ZipFile jar = new ZipFile(Path.of("target", "redis-6", "embedded-redis-6.jar").toFile())) {
+            Files.copy(jar.getInputStream(jar.getEntry("redis-server-6.2.7-linux-amd64")), redis6);
+        }
+        Files.setPosixFilePermissions(redis6, PosixFilePermissions.fromString("rwx------"));
+        RedisServer old = RedisServer.start(redis6, DURABLE);
+        open.add(old);
+        Run run = doctor("--redis", old.uri());
+        assertThat(run.line("server")).as(run.toString()).startsWith("FAIL ").contains("Redis 6.2.7", "7.0 or newer");
+        assertThat(run.exit()).as(run.toString()).isEqualTo(2);
     }
 
     static Stream<Arguments> misconfigured() {
