@@ -7,7 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.dlock.internal.lettuce.ClusterNode;
 import dev.dlock.internal.redis.LuaScript;
 import dev.dlock.internal.settings.Settings;
-import dev.dlock.internal.settings.SettingsBuilder;
+import dev.dlock.internal.settings.TestSettings;
 import dev.dlock.testing.RedisServer;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.resource.ClientResources;
@@ -290,7 +290,7 @@ class ClusterTest {
         List<RedisServer> masters = new ArrayList<>(names.keySet());
         RedisServer stalled = masters.get(0);
         List<String> seeds = cluster.group().uris();
-        Settings settings = new SettingsBuilder().clusterNodes(seeds.toArray(String[]::new)).build();
+        Settings settings = TestSettings.settings(null, null, seeds, null, null, null, null, null);
         ClientResources resources = DefaultClientResources.create();
         RedisServer replica = cluster.group().replicasOf(stalled).get(0);
         try (ClusterNode node = new ClusterNode(resources, seeds.stream().map(RedisURI::create).toList(), settings)) {

@@ -14,7 +14,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -120,6 +125,48 @@ class DoctorTest {
         Run run = doctor("--redis", redis.uri());
         assertThat(run.line(check)).as(run.toString()).startsWith(status + " ").contains(finding);
         assertThat(run.exit()).as(run.toString()).isEqualTo(exit);
+    }
+
+    @Test
+    void aServerKeptBusyWhileTheDoctorMeasuresWarnsOfLatency() throws Exception {
+        RedisServer redis = server(concat(DURABLE, "--enable-debug-command", "yes"));
+        AtomicBoolean measuring = new AtomicBoolean(true);
+        AtomicInteger sleeps = new AtomicInteger();
+        // Another client blocks the server (single-threaded) for 150 ms at a time, so the doctor's PINGs
+        // queue behind it as behind an overloaded server or a slow network. It starts once the doctor
+        // has sent WAIT (the check before the round trips) and stops after two blocks begun among the
+        // PINGs, to keep the test short.
+        CompletableFuture<Void> busy = CompletableFuture.runAsync(() -> {
+            int amongPings = 0;
+            while (measuring.get() && amongPings < 2) {
+                String stats = String.valueOf(redis.command("INFO", "commandstats"));
+                long pings = calls(stats, "ping");
+                if (pings >= 50) {
+                    break;
+                }
+                if (calls(stats, "wait") > 0) {
+                    redis.command("DEBUG", "SLEEP", "0.15");
+                    sleeps.incrementAndGet();
+                    amongPings += pings > 0 ? 1 : 0;
+                }
+            }
+        }, runnable -> new Thread(runnable, "busy-server").start());
+        Run run;
+        try {
+            run = doctor("--redis", redis.uri());
+        } finally {
+            measuring.set(false);
+            busy.get(5, TimeUnit.SECONDS);
+        }
+        assertThat(run.line("latency")).as(sleeps + " blocks of 150 ms\n" + run).startsWith("WARN ")
+                .contains("slow for a lock");
+        assertThat(run.exit()).as(run.toString()).isEqualTo(1);
+    }
+
+    /** How many times a command ran, from INFO commandstats. */
+    private static long calls(String commandStats, String command) {
+        Matcher calls = Pattern.compile("cmdstat_" + command + ":calls=(\\d+)").matcher(commandStats);
+        return calls.find() ? Long.parseLong(calls.group(1)) : 0;
     }
 
     @Test

@@ -8,11 +8,18 @@ import dev.dlock.cli.DoctorTest.Run;
 import dev.dlock.testing.RedisClusterGroup;
 import dev.dlock.testing.RedisSentinelGroup;
 import dev.dlock.testing.RedisServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** {@code dlock doctor} on a Sentinel group, a Cluster and Redlock masters, real ones, healthy and broken. */
 class DoctorTopologyTest {
@@ -67,7 +74,7 @@ class DoctorTopologyTest {
     }
 
     @Test
-    void aClusterWithAMasterAloneWarnsAndWithASlotUnservedFails() {
+    void aClusterWithConfigRefusedOrAMasterAloneWarnsAndWithASlotUnservedFails() {
         RedisClusterGroup cluster = track(RedisClusterGroup.start());
         Run healthy = doctor("--cluster", cluster.uris().get(0));
         assertThat(healthy.line("cluster-slots")).as(healthy.toString()).startsWith("OK ");
@@ -75,6 +82,18 @@ class DoctorTopologyTest {
         assertThat(healthy.line("cluster-cover")).as(healthy.toString()).contains("cluster-require-full-coverage yes");
         assertThat(healthy.line("acl")).as(healthy.toString()).startsWith("OK ");
         assertThat(healthy.line("pubsub")).as(healthy.toString()).startsWith("OK ");
+
+        // a managed service's user: everything but CONFIG, on every node (ACL users are per node)
+        for (RedisServer node : cluster.nodes()) {
+            node.command("ACL", "SETUSER", "no-config", "on", ">pw", "~*", "&*", "+@all", "-config");
+        }
+        String seed = cluster.uris().get(0).replace("redis://", "redis://no-config:pw@");
+        Run noConfig = doctor("--cluster", seed);
+        assertThat(noConfig.line("cluster-cover")).as(noConfig.toString()).startsWith("WARN ")
+                .contains("CONFIG GET refused");
+        assertThat(noConfig.line("cluster-slots")).as(noConfig.toString()).startsWith("OK ");
+        assertThat(noConfig.line("persistence")).as(noConfig.toString()).startsWith("WARN ").contains("CONFIG GET refused");
+        assertThat(noConfig.exit()).as(noConfig.toString()).isEqualTo(1);
 
         RedisServer master = cluster.masters().get(0);
         RedisServer replica = cluster.replicasOf(master).get(0);
@@ -113,5 +132,43 @@ class DoctorTopologyTest {
         Run minority = doctor("--redlock", a.uri() + "," + b.uri() + "," + c.uri());
         assertThat(minority.line("redlock-nodes")).as(minority.toString()).startsWith("FAIL ")
                 .contains("1 of 3 nodes answer, 2 needed");
+    }
+
+    @Test
+    void aRedlockNodeWhoseClockIsOffWarnsOfClockSkew(@TempDir Path dir) throws Exception {
+        RedisServer a = track(RedisServer.start());
+        RedisServer b = track(RedisServer.start());
+        RedisServer ahead = track(RedisServer.start(clockOffBy(dir, Duration.ofSeconds(30))));
+        long serverAheadMs = Long.parseLong(String.valueOf(((List<?>) ahead.command("TIME")).get(0))) * 1000
+                - System.currentTimeMillis();
+        assertThat(serverAheadMs).as("the wrapper moved the server's clock").isBetween(29_000L, 31_000L);
+
+        Run skewed = doctor("--redlock", a.uri() + "," + b.uri() + "," + ahead.uri());
+        assertThat(skewed.line("clock-skew")).as(skewed.toString()).startsWith("WARN ").contains("run NTP");
+        assertThat(skewed.line("redlock-nodes")).as(skewed.toString()).startsWith("OK ");
+        assertThat(skewed.exit()).isEqualTo(1);
+    }
+
+    /**
+     * A {@code redis-server} whose wall clock is {@code offset} ahead: a script that runs it with a
+     * small preloaded library (clock-offset.c, compiled here with gcc) moving CLOCK_REALTIME only.
+     * libfaketime cannot do it: under it the server does not start (its allocator recurses).
+     */
+    private static Path clockOffBy(Path dir, Duration offset) throws IOException, InterruptedException {
+        Path source = dir.resolve("clock-offset.c");
+        try (InputStream in = DoctorTopologyTest.class.getResourceAsStream("/clock-offset.c")) {
+            Files.copy(in, source);
+        }
+        Path library = dir.resolve("clock-offset.so");
+        Process gcc = new ProcessBuilder("gcc", "-shared", "-fPIC", "-O2", "-o", library.toString(), source.toString())
+                .redirectErrorStream(true).start();
+        assertThat(gcc.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(gcc.exitValue()).as(new String(gcc.getInputStream().readAllBytes())).isZero();
+        Path wrapper = dir.resolve("redis-server-clock-off");
+        // exec keeps the process id, which the harness checks to know its own server answers
+        Files.writeString(wrapper, "#!/bin/sh\nDLOCK_CLOCK_OFFSET_MS=" + offset.toMillis() + " LD_PRELOAD=" + library
+                + " exec redis-server \"$@\"\n");
+        Files.setPosixFilePermissions(wrapper, PosixFilePermissions.fromString("rwx------"));
+        return wrapper;
     }
 }

@@ -8,7 +8,7 @@ import dev.dlock.NodeError;
 import dev.dlock.internal.acquire.Acquisition;
 import dev.dlock.internal.lettuce.RedisStores;
 import dev.dlock.internal.redis.LuaScript;
-import dev.dlock.internal.settings.SettingsBuilder;
+import dev.dlock.internal.settings.TestSettings;
 import dev.dlock.internal.settings.Ticker;
 import dev.dlock.internal.store.AcquireReply;
 import dev.dlock.internal.store.LockKind;
@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
 class AcquisitionTest {
 
     private final FakeNode node = new FakeNode("redis://fake:6379");
-    private final LockEngine engine = new LockEngine(new SettingsBuilder().commandTimeout(Duration.ofSeconds(3))
-            .waiterTimeout(Duration.ofSeconds(10)).clientName("test").build(), RedisStores.on(List.of(node), () -> { }), List.of(), Ticker.system());
+    private final LockEngine engine = new LockEngine(TestSettings.settings(null, null, null, null,
+            Duration.ofSeconds(3), Duration.ofSeconds(10), "test", null), RedisStores.on(List.of(node), () -> { }), List.of(), Ticker.system());
     private final LockTarget target = engine.target("orders");
 
     @AfterEach

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.dlock.internal.lettuce.LettuceNode;
 import dev.dlock.internal.redis.LuaScript;
 import dev.dlock.internal.settings.Settings;
-import dev.dlock.internal.settings.SettingsBuilder;
+import dev.dlock.internal.settings.TestSettings;
 import dev.dlock.testing.RedisServer;
 import dev.dlock.testing.RedisServers;
 import io.lettuce.core.RedisURI;
@@ -24,7 +24,7 @@ class LettuceNodeOrderTest {
     @RegisterExtension
     static final RedisServers redis = RedisServers.standalone();
 
-    private static final Settings SETTINGS = new SettingsBuilder().commandTimeout(Duration.ofSeconds(5)).build();
+    private static final Settings SETTINGS = TestSettings.settings(null, null, null, null, Duration.ofSeconds(5), null, null, null);
 
     /**
      * The Redlock race of FairLockTest, made deterministic: an acquire is issued on node B from a

@@ -8,7 +8,7 @@ import dev.dlock.NodeError;
 import dev.dlock.internal.redis.LuaScript;
 import dev.dlock.internal.redis.QuorumStore;
 import dev.dlock.internal.settings.Settings;
-import dev.dlock.internal.settings.SettingsBuilder;
+import dev.dlock.internal.settings.TestSettings;
 import dev.dlock.internal.settings.Ticker;
 import dev.dlock.internal.store.AcquireReply;
 import dev.dlock.internal.store.AcquireRequest;
@@ -226,8 +226,8 @@ class QuorumStoreTest {
     }
 
     private static QuorumStore store(List<FakeNode> nodes, long nodeTimeoutMs) {
-        Settings settings = new SettingsBuilder().redlockNodes("redis://a:1", "redis://b:1", "redis://c:1")
-                .commandTimeout(Duration.ofSeconds(3)).redlockNodeTimeout(Duration.ofMillis(nodeTimeoutMs)).build();
+        Settings settings = TestSettings.settings(null, List.of("redis://a:1", "redis://b:1", "redis://c:1"), null,
+                Duration.ofMillis(nodeTimeoutMs), Duration.ofSeconds(3), null, null, null);
         return new QuorumStore(List.copyOf(nodes), settings, Ticker.system());
     }
 }

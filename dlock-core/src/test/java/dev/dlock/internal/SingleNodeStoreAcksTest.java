@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.dlock.LockBackendException;
 import dev.dlock.internal.redis.LuaScript;
 import dev.dlock.internal.redis.SingleNodeStore;
-import dev.dlock.internal.settings.SettingsBuilder;
+import dev.dlock.internal.settings.ReplicaAcks;
+import dev.dlock.internal.settings.Settings;
+import dev.dlock.internal.settings.TestSettings;
 import dev.dlock.internal.settings.Ticker;
 import dev.dlock.internal.store.AcquireReply;
 import dev.dlock.internal.store.AcquireRequest;
@@ -25,11 +27,9 @@ class SingleNodeStoreAcksTest {
     private static final LockTarget TARGET = LockTarget.of("dlock:", "orders");
 
     private static SingleNodeStore store(FakeNode node, boolean acks) {
-        SettingsBuilder settings = new SettingsBuilder().redisUri("redis://fake:6379");
-        if (acks) {
-            settings.replicaAcks(1, Duration.ofMillis(50));
-        }
-        return new SingleNodeStore(node, settings.build(), Ticker.system(), false);
+        Settings settings = TestSettings.settings("redis://fake:6379", null, null, null, null, null, null,
+                acks ? ReplicaAcks.of(1, Duration.ofMillis(50)) : null);
+        return new SingleNodeStore(node, settings, Ticker.system(), false);
     }
 
     private static AcquireRequest request(boolean reentry) {
@@ -101,7 +101,11 @@ class SingleNodeStoreAcksTest {
         assertThat(acked.waits()).hasSize(1);
 
         FakeNode unacked = new FakeNode("redis://fake:6379").on(LuaScript.RENEW, FakeNode.reply(List.of(1L, 1L)));
-        assertThat(store(unacked, true).renew(holds, 30_000).join()).containsExactly(Renewal.UNKNOWN, Renewal.UNKNOWN);
+        // nothing counted: the watchdog is told why (its holds stay unknown, their validity not moved)
+        assertThatThrownBy(() -> store(unacked, true).renew(holds, 30_000).join())
+                .hasRootCauseInstanceOf(LockBackendException.class)
+                .rootCause().hasMessage("renewal of 2 hold(s) on redis://fake:6379 not counted: only 0 of 1 replicas"
+                        + " acknowledged within 50 ms");
 
         FakeNode allGone = new FakeNode("redis://fake:6379").on(LuaScript.RENEW, FakeNode.reply(List.of(0L, 0L)));
         assertThat(store(allGone, true).renew(holds, 30_000).join()).containsExactly(Renewal.GONE, Renewal.GONE);

@@ -9,7 +9,7 @@ import dev.dlock.internal.acquire.Acquisition;
 import dev.dlock.internal.hold.Hold;
 import dev.dlock.internal.lettuce.RedisStores;
 import dev.dlock.internal.settings.Settings;
-import dev.dlock.internal.settings.SettingsBuilder;
+import dev.dlock.internal.settings.TestSettings;
 import dev.dlock.internal.store.AcquireReply;
 import dev.dlock.internal.store.LockKind;
 import dev.dlock.testing.RedisServers;
@@ -32,7 +32,7 @@ class TickerTest {
 
     @BeforeEach
     void startEngine() {
-        Settings settings = new SettingsBuilder().redisUri(redis.server().uri()).build();
+        Settings settings = TestSettings.settings(redis.server().uri(), null, null, null, null, null, null, null);
         engine = new LockEngine(settings, RedisStores.connecting(null), List.of(), ticker);
     }
 

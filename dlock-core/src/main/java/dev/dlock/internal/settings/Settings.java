@@ -6,7 +6,7 @@ import java.util.List;
 
 /**
  * Everything one client is configured with, defaults and limits included, fixed when the client
- * is built ({@link SettingsBuilder}, behind {@code LockClientBuilder}). The pieces of the client
+ * is built (from the {@link Options} {@code LockClientBuilder} collected). The pieces of the client
  * read their options and the tunables of the lock algorithms from here (the methods below derive
  * every tunable from the options), not from constants of their own.
  *

@@ -4,178 +4,98 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
- * Collects and checks a client's {@link Settings}; each setter names the bad value and may be
- * called once. {@code LockClientBuilder} is its public face.
+ * The options a client was built with, null where not given: {@code LockClientBuilder} keeps them,
+ * checks each with the {@code check...} methods here as it is set, and hands them over once, to
+ * {@link #settings()}, which supplies the defaults and checks the rules between options.
+ *
+ * @param store the store other than Redis the locks live in, named so in messages ("inMemory",
+ *              "postgres"); it excludes every Redis option
  */
-public final class SettingsBuilder {
-    private String redisUri;
-    private List<String> redlockNodes;
-    private List<String> clusterNodes;
-    private Duration redlockNodeTimeout;
-    private String keyPrefix;
-    private Duration defaultLease;
-    private Duration commandTimeout;
-    private Duration waiterTimeout;
-    private String clientName;
-    private Duration outageTolerance;
-    private ReplicaAcks replicaAcks;
-    private Duration slowHoldThreshold;
-    private Duration slowWaitThreshold;
-    private Boolean captureAcquireSite;
-    private String store;
+public record Options(String redisUri, List<String> redlockNodes, List<String> clusterNodes, Duration redlockNodeTimeout,
+                      String keyPrefix, Duration defaultLease, Duration commandTimeout, Duration waiterTimeout,
+                      String clientName, Duration outageTolerance, ReplicaAcks replicaAcks, Duration slowHoldThreshold,
+                      Duration slowWaitThreshold, boolean captureAcquireSite, String store) {
 
-    public SettingsBuilder redisUri(String uri) {
-        requireUnset(redisUri, "redisUri");
-        this.redisUri = Validation.redisUri(uri);
-        return this;
-    }
-
-    public SettingsBuilder redlockNodes(String... uris) {
-        requireUnset(redlockNodes, "redlockNodes");
+    public static List<String> checkRedlockNodes(String... uris) {
         if (uris == null || uris.length < 3) {
             throw new IllegalArgumentException("redlockNodes needs at least 3 independent masters, got "
                     + (uris == null ? "null" : Arrays.toString(uris)) + "; for one Redis use redisUri");
         }
-        List<String> checked = new ArrayList<>();
-        for (String uri : uris) {
-            try {
-                checked.add(Validation.redisUri(uri));
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("redlockNodes: " + e.getMessage(), e);
-            }
-        }
+        List<String> checked = checkEach("redlockNodes", uris, Validation::redisUri);
         if (checked.stream().map(Validation::redisServer).distinct().count() < checked.size()) {
             throw new IllegalArgumentException("redlockNodes must be distinct servers, got " + Arrays.toString(uris));
         }
-        this.redlockNodes = checked;
-        return this;
+        return checked;
     }
 
-    public SettingsBuilder clusterNodes(String... uris) {
-        requireUnset(clusterNodes, "clusterNodes");
+    public static List<String> checkClusterNodes(String... uris) {
         if (uris == null || uris.length == 0) {
             throw new IllegalArgumentException("clusterNodes needs at least one node of the cluster, got "
                     + (uris == null ? "null" : "none"));
         }
-        List<String> checked = new ArrayList<>();
-        for (String uri : uris) {
-            try {
-                checked.add(Validation.clusterNodeUri(uri));
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("clusterNodes: " + e.getMessage(), e);
-            }
-        }
-        this.clusterNodes = checked;
-        return this;
+        return checkEach("clusterNodes", uris, Validation::clusterNodeUri);
     }
 
-    public SettingsBuilder redlockNodeTimeout(Duration timeout) {
-        requireUnset(redlockNodeTimeout, "redlockNodeTimeout");
+    public static Duration checkRedlockNodeTimeout(Duration timeout) {
         if (timeout == null || timeout.isNegative() || timeout.toMillis() < 1) {
             throw new IllegalArgumentException("redlockNodeTimeout must be at least 1 ms, got " + timeout);
         }
-        this.redlockNodeTimeout = timeout;
-        return this;
+        return timeout;
     }
 
-    public SettingsBuilder keyPrefix(String prefix) {
-        requireUnset(keyPrefix, "keyPrefix");
+    public static String checkKeyPrefix(String prefix) {
         if (prefix == null || prefix.contains("{") || prefix.contains("}")) {
             throw new IllegalArgumentException("keyPrefix must be non-null without '{' or '}' (they would break "
                     + "the lock's hash tag), got '" + prefix + "'");
         }
-        this.keyPrefix = prefix;
-        return this;
+        return prefix;
     }
 
-    public SettingsBuilder defaultLease(Duration lease) {
-        requireUnset(defaultLease, "defaultLease");
+    public static Duration checkDefaultLease(Duration lease) {
         Validation.leaseMillis("defaultLease", lease);
         if (lease.compareTo(Settings.MIN_WATCHDOG_LEASE) < 0) {
             throw new IllegalArgumentException("defaultLease must be at least " + Settings.MIN_WATCHDOG_LEASE.toMillis()
                     + " ms, got " + lease);
         }
-        this.defaultLease = lease;
-        return this;
+        return lease;
     }
 
-    public SettingsBuilder commandTimeout(Duration timeout) {
-        requireUnset(commandTimeout, "commandTimeout");
+    public static Duration checkCommandTimeout(Duration timeout) {
         if (timeout == null || timeout.isNegative() || timeout.isZero() || timeout.compareTo(Settings.MAX_COMMAND_TIMEOUT) > 0) {
             throw new IllegalArgumentException("commandTimeout must be between 1 ms and "
                     + Settings.MAX_COMMAND_TIMEOUT.toMinutes() + " minutes, got " + timeout);
         }
-        this.commandTimeout = timeout;
-        return this;
+        return timeout;
     }
 
-    public SettingsBuilder waiterTimeout(Duration timeout) {
-        requireUnset(waiterTimeout, "waiterTimeout");
+    public static Duration checkWaiterTimeout(Duration timeout) {
         if (timeout == null || timeout.compareTo(Settings.MIN_WAITER_TIMEOUT) < 0 || timeout.compareTo(Settings.MAX_WAITER_TIMEOUT) > 0) {
             throw new IllegalArgumentException("waiterTimeout must be between " + Settings.MIN_WAITER_TIMEOUT.toMillis()
                     + " ms and " + Settings.MAX_WAITER_TIMEOUT.toMinutes() + " minutes, got " + timeout);
         }
-        this.waiterTimeout = timeout;
-        return this;
+        return timeout;
     }
 
-    public SettingsBuilder clientName(String name) {
-        requireUnset(clientName, "clientName");
+    public static String checkClientName(String name) {
         if (name == null || name.isBlank() || name.chars().anyMatch(Character::isWhitespace)) {
             throw new IllegalArgumentException("clientName must be non-blank without white space, got '" + name + "'");
         }
-        this.clientName = name;
-        return this;
+        return name;
     }
 
-    public SettingsBuilder outageTolerance(Duration tolerance) {
-        requireUnset(outageTolerance, "outageTolerance");
+    public static Duration checkOutageTolerance(Duration tolerance) {
         if (tolerance == null || tolerance.isNegative() || tolerance.compareTo(Settings.MAX_OUTAGE_TOLERANCE) > 0) {
             throw new IllegalArgumentException("outageTolerance must be between 0 and "
                     + Settings.MAX_OUTAGE_TOLERANCE.toDays() + " day, got " + tolerance);
         }
-        this.outageTolerance = tolerance;
-        return this;
+        return tolerance;
     }
 
-    public SettingsBuilder replicaAcks(int replicas, Duration timeout) {
-        requireUnset(replicaAcks, "replicaAcks");
-        this.replicaAcks = ReplicaAcks.of(replicas, timeout);
-        return this;
-    }
-
-    public SettingsBuilder slowHoldThreshold(Duration threshold) {
-        requireUnset(slowHoldThreshold, "slowHoldThreshold");
-        this.slowHoldThreshold = SlowLockSettings.threshold("slowHoldThreshold", threshold);
-        return this;
-    }
-
-    public SettingsBuilder slowWaitThreshold(Duration threshold) {
-        requireUnset(slowWaitThreshold, "slowWaitThreshold");
-        this.slowWaitThreshold = SlowLockSettings.threshold("slowWaitThreshold", threshold);
-        return this;
-    }
-
-    public SettingsBuilder captureAcquireSite(boolean capture) {
-        requireUnset(captureAcquireSite, "captureAcquireSite");
-        this.captureAcquireSite = capture;
-        return this;
-    }
-
-    /**
-     * The locks live in a store other than Redis, named so in messages ("inMemory"); excludes
-     * every Redis option.
-     */
-    public SettingsBuilder store(String name) {
-        requireUnset(store, name);
-        this.store = name;
-        return this;
-    }
-
-    /** The settings, with a default for everything not set; checks the rules between settings. */
-    public Settings build() {
+    /** The settings, with a default for every option not given; checks the rules between options. */
+    public Settings settings() {
         Duration timeout = commandTimeout != null ? commandTimeout : Settings.DEFAULT_COMMAND_TIMEOUT;
         Duration lease = defaultLease != null ? defaultLease : Settings.DEFAULT_LEASE;
         if (timeout.compareTo(lease.dividedBy(3)) >= 0) {
@@ -213,16 +133,23 @@ public final class SettingsBuilder {
                 replicaAcks != null ? replicaAcks : ReplicaAcks.NONE,
                 new SlowLockSettings(slowHoldThreshold != null ? slowHoldThreshold : Duration.ZERO,
                         slowWaitThreshold != null ? slowWaitThreshold : Duration.ZERO,
-                        captureAcquireSite != null && captureAcquireSite));
+                        captureAcquireSite));
+    }
+
+    /** Each URL checked; a refusal's message is prefixed with the option's name. */
+    private static List<String> checkEach(String option, String[] uris, UnaryOperator<String> check) {
+        List<String> checked = new ArrayList<>();
+        for (String uri : uris) {
+            try {
+                checked.add(check.apply(uri));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(option + ": " + e.getMessage(), e);
+            }
+        }
+        return checked;
     }
 
     private static Duration max(Duration a, Duration b) {
         return a.compareTo(b) >= 0 ? a : b;
-    }
-
-    private static void requireUnset(Object current, String what) {
-        if (current != null) {
-            throw new IllegalStateException(what + " was set already");
-        }
     }
 }
