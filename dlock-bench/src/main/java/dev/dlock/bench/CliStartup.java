@@ -31,8 +31,8 @@ final class CliStartup {
     /** Timed runs per contender and round; the figure of a round is their median. */
     static final int RUNS = 10;
     /**
-     * Untimed runs first: the launcher's first run after a build lists the classes it loads, the
-     * second dumps its archive of them; both warm the page cache for the jar.
+     * Untimed runs first: the launcher's first run after a build makes its class data archive
+     * (from a training run of every command); both warm the page cache for the jar.
      */
     static final int WARMUPS = 2;
     /** Runs started together in a batch: twenty hosts' cron starting one job at the same minute. */

@@ -30,9 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The {@code ./dlock} launcher as a user runs it, in a copy of the checkout's layout: the launcher
  * at the root and a runnable {@code dlock-cli/target/dlock-cli.jar} (built here from the test class
- * path, so no Maven build runs), against a real Redis. The first run after a build lists the
- * classes it loads, the next one dumps a class data sharing archive of them, and the later ones
- * use it; an archive that is stale or broken must never break a run.
+ * path, so no Maven build runs), against a real Redis. The first run after a build makes a class
+ * data sharing archive of what every command loads (from a training run), and the later ones use
+ * it; an archive that is stale or broken must never break a run.
  */
 class LauncherTest {
 
@@ -57,37 +57,35 @@ class LauncherTest {
     }
 
     @Test
-    void aFreshCheckoutListsItsClassesThenDumpsAnArchiveThatLaterRunsUse() throws Exception {
+    void theFirstRunArchivesEveryCommandsClassesEvenWhenItFindsNoRedis() throws Exception {
         deleteSharingFiles();
-        Run first = launch("status", "job");
-        assertFreeLockShown(first);
-        assertThat(sharingFiles()).as("the first run's class list, complete since the run has ended").singleElement()
-                .satisfies(list -> assertThat(list.getFileName().toString()).contains(".classes.").endsWith(".tmp"))
-                .satisfies(list -> assertThat(Files.readString(list)).contains("dev/dlock/cli/Main", "picocli/CommandLine"));
-
-        Run second = launch("status", "job");
-        assertFreeLockShown(second);
-        assertThat(sharingFiles()).as("the list adopted, and the archive dumped from it")
+        Run first = launchAt("redis://127.0.0.1:1", List.of(), "status", "job");
+        assertThat(first.exitCode()).as(first.toString()).isEqualTo(ExitCodes.REDIS_UNAVAILABLE);
+        assertThat(sharingFiles()).as("the training run's class list and the archive dumped from it")
                 .map(file -> file.getFileName().toString())
                 .satisfiesExactlyInAnyOrder(name -> assertThat(name).endsWith(".classes"),
                         name -> assertThat(name).endsWith(".jsa"));
         assertThat(LauncherTest.isArchive(archive())).isTrue();
 
         Path classLog = checkout.resolve("classes.log");
-        Run third = launch(List.of("JAVA_TOOL_OPTIONS=-Xlog:class+load:file=" + classLog), "status", "job");
-        assertThat(third.exitCode()).as(third.toString()).isZero();
-        assertThat(third.stdout()).contains("lock 'job': free");
-        assertThat(Files.readString(classLog))
-                .containsPattern("dev\\.dlock\\.cli\\.Main source: shared objects file")
-                .as("picocli's Java 5 class files, which an archive dumped at exit would leave out")
-                .containsPattern("picocli\\.CommandLine source: shared objects file");
+        List<String> logged = List.of("JAVA_TOOL_OPTIONS=-Xlog:class+load:file=" + classLog);
+        Run status = launch(logged, "status", "job");
+        assertThat(status.stdout()).as(status.toString()).startsWith("lock 'job': free");
+        assertAllFromTheArchive(classLog, "dev.dlock.cli.StatusCommand", "picocli.CommandLine",
+                "io.lettuce.core.RedisClient", "io.lettuce.core.protocol.CommandHandler");
+        Run exec = launch(logged, "exec", "job", "--", "true");
+        assertThat(exec.exitCode()).as(exec.toString()).isZero();
+        assertAllFromTheArchive(classLog, "dev.dlock.cli.ExecCommand", "dev.dlock.cli.ChildProcess",
+                "io.lettuce.core.protocol.CommandHandler");
+        Run list = launch(logged, "list");
+        assertThat(list.exitCode()).as(list.toString()).isZero();
+        assertAllFromTheArchive(classLog, "dev.dlock.cli.ListCommand", "io.lettuce.core.protocol.CommandHandler");
         assertThat(sharingFiles()).hasSize(2);
     }
 
     @Test
     void aBrokenOrStaleArchiveIsNeitherUsedNorHarmful() throws Exception {
         deleteSharingFiles();
-        assertFreeLockShown(launch("status", "job"));
         assertFreeLockShown(launch("status", "job"));
         Path archive = archive();
         assertThat(LauncherTest.isArchive(archive)).isTrue();
@@ -97,16 +95,13 @@ class LauncherTest {
         Files.write(archive, new byte[64 * 1024]);
         Files.setLastModifiedTime(archive, FileTime.from(Instant.now().plusSeconds(5)));
         assertFreeLockShown(launch("status", "job"));
-        assertThat(LauncherTest.isArchive(archive)).as("dumped again from the class list").isTrue();
+        assertThat(LauncherTest.isArchive(archive)).as("made again").isTrue();
 
-        // the jar rebuilt after the list and the archive were made: a new list, then a new archive
+        // the jar rebuilt after the list and the archive were made: both made again
         for (Path file : sharingFiles()) {
             Files.setLastModifiedTime(file, FileTime.from(Instant.now().minusSeconds(60)));
         }
         Files.setLastModifiedTime(jar, FileTime.from(Instant.now()));
-        assertFreeLockShown(launch("status", "job"));
-        assertThat(sharingFiles()).as("the stale list and archive, and the class list of the run after the rebuild")
-                .hasSize(3).anySatisfy(list -> assertThat(list.getFileName().toString()).endsWith(".tmp"));
         assertFreeLockShown(launch("status", "job"));
         assertThat(sharingFiles()).hasSize(2);
         assertThat(LauncherTest.isArchive(archive)).isTrue();
@@ -123,6 +118,18 @@ class LauncherTest {
         assertThat(version.stdout()).startsWith("dlock ");
     }
 
+    /** The run logged to {@code classLog} loaded these classes, and all but a few of the jar's, from the archive. */
+    private static void assertAllFromTheArchive(Path classLog, String... classes) throws IOException {
+        String log = Files.readString(classLog);
+        for (String name : classes) {
+            assertThat(log).containsPattern(java.util.regex.Pattern.quote(name) + " source: shared objects file");
+        }
+        // a few classes load only on a path that depends on timing (Lettuce's DemandAware$Sink); a
+        // list from a run that never reached Redis leaves hundreds out
+        assertThat(log.lines().filter(line -> line.contains("source: jar:") || line.contains("source: file:")).toList())
+                .as("classes read from the jar, not the archive").hasSizeLessThanOrEqualTo(10);
+    }
+
     private static void assertFreeLockShown(Run run) {
         assertThat(run.exitCode()).as(run.toString()).isZero();
         assertThat(run.stdout()).startsWith("lock 'job': free");
@@ -133,10 +140,14 @@ class LauncherTest {
         return launch(List.of(), args);
     }
 
-    /** {@code ./dlock --redis URI ARGS} in the copied checkout, with the test JVM's java first on the PATH. */
     private Run launch(List<String> env, String... args) {
+        return launchAt(redis.server().uri(), env, args);
+    }
+
+    /** {@code ./dlock --redis URI ARGS} in the copied checkout, with the test JVM's java first on the PATH. */
+    private Run launchAt(String uri, List<String> env, String... args) {
         List<String> command = new java.util.ArrayList<>(List.of(checkout.resolve("dlock").toString(),
-                "--redis", redis.server().uri()));
+                "--redis", uri));
         command.addAll(List.of(args));
         try {
             Path out = Files.createTempFile(checkout, "out-", ".txt");
