@@ -4,6 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.dlock.testing.RedisServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -151,24 +158,33 @@ class DoctorTest {
     void aServerKeptBusyWhileTheDoctorMeasuresWarnsOfLatency() throws Exception {
         RedisServer redis = server(concat(DURABLE, "--enable-debug-command", "yes"));
         AtomicBoolean measuring = new AtomicBoolean(true);
-        AtomicInteger sleeps = new AtomicInteger();
+        AtomicInteger blocks = new AtomicInteger();
+        RedisClient client = RedisClient.create(redis.uri());
+        open.add(client::shutdown);
+        StatefulRedisConnection<String, String> blocker = client.connect();
         // Another client blocks the server (single-threaded) for 150 ms at a time, so the doctor's PINGs
         // queue behind it as behind an overloaded server or a slow network. It starts once the doctor
         // has sent WAIT (the check before the round trips) and stops after two blocks begun among the
-        // PINGs, to keep the test short.
+        // PINGs. INFO and DEBUG SLEEP go in one write, so the count INFO gives is the one the block began at.
         CompletableFuture<Void> busy = CompletableFuture.runAsync(() -> {
+            while (measuring.get() && calls(blocker.sync().info("commandstats"), "wait") == 0) {
+                Thread.onSpinWait();
+            }
             int amongPings = 0;
+            blocker.setAutoFlushCommands(false);
             while (measuring.get() && amongPings < 2) {
-                String stats = String.valueOf(redis.command("INFO", "commandstats"));
-                long pings = calls(stats, "ping");
+                RedisFuture<String> stats = blocker.async().info("commandstats");
+                RedisFuture<String> slept = blocker.async().dispatch(CommandType.DEBUG,
+                        new StatusOutput<>(StringCodec.UTF8), new CommandArgs<>(StringCodec.UTF8).add("SLEEP").add("0.15"));
+                blocker.flushCommands();
+                String before = stats.toCompletableFuture().join();
+                slept.toCompletableFuture().join();
+                long pings = calls(before, "ping");
                 if (pings >= 50) {
                     break;
                 }
-                if (calls(stats, "wait") > 0) {
-                    redis.command("DEBUG", "SLEEP", "0.15");
-                    sleeps.incrementAndGet();
-                    amongPings += pings > 0 ? 1 : 0;
-                }
+                blocks.incrementAndGet();
+                amongPings += pings > 0 ? 1 : 0;
             }
         }, runnable -> new Thread(runnable, "busy-server").start());
         Run run;
@@ -178,7 +194,7 @@ class DoctorTest {
             measuring.set(false);
             busy.get(5, TimeUnit.SECONDS);
         }
-        assertThat(run.line("latency")).as(sleeps + " blocks of 150 ms\n" + run).startsWith("WARN ")
+        assertThat(run.line("latency")).as(blocks + " blocks of 150 ms\n" + run).startsWith("WARN ")
                 .contains("slow for a lock");
         assertThat(run.exit()).as(run.toString()).isEqualTo(1);
     }
