@@ -1,6 +1,7 @@
 package dev.dlock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.dlock.LockClient;
 import dev.dlock.LockHandle;
@@ -64,8 +65,10 @@ class RedlockCliTest extends TopologyCliContract {
         try (LockClient holder = LockClient.builder().redlockNodes(masters.uris().toArray(String[]::new))
                 .clientName("redlock-holder").build()) {
             LockHandle held = holder.getLock("settlement").acquireAsync().join();
+            // a grant needs a majority; the copies on the other nodes are written in the same round,
+            // but may land just after the grant
             for (RedisServer node : masters.all()) {
-                assertThat(exists(node, "settlement")).as("copy on %s while held", node).isTrue();
+                await().untilAsserted(() -> assertThat(exists(node, "settlement")).as("copy on %s while held", node).isTrue());
             }
 
             Cli.Result release = dlock("release", "--force", "settlement");
