@@ -31,6 +31,9 @@ final class Verbosity {
         setIfAbsent("org.slf4j.simpleLogger.logFile", "System.err");
         setIfAbsent("org.slf4j.simpleLogger.defaultLogLevel", verbose ? "warn" : "error");
         setIfAbsent("org.slf4j.simpleLogger.log.dev.dlock", verbose ? "debug" : "error");
+        // a reconnect to a server that is down, cut short by the command's exit, is not an error of the command
+        setIfAbsent("org.slf4j.simpleLogger.log.io.netty.util.concurrent.DefaultPromise.rejectedExecution",
+                verbose ? "warn" : "off");
         setIfAbsent("org.slf4j.simpleLogger.showDateTime", "true");
         setIfAbsent("org.slf4j.simpleLogger.dateTimeFormat", "HH:mm:ss.SSS");
     }
