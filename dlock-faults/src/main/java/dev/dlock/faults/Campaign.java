@@ -46,8 +46,10 @@ public final class Campaign {
     static final long WAIT_MS = 3000;
     static final long LIVENESS_BOUND_MS = 20_000;
     static final long WAIT_SLACK_MS = 3000;
-    private static final String FAST_CLOCK = "+1h x1.5";
-    private static final String SLOW_CLOCK = "-1h x0.5";
+    /** The two skewed clients' wall clocks: one an hour ahead and 1.5 times fast, one an hour behind at half speed. */
+    private static final long SKEW_MS = SkewedClock.HOUR_MS;
+    private static final double FAST_RATE = 1.5;
+    private static final double SLOW_RATE = 0.5;
 
     record Options(Duration duration, long seed, Set<String> faults, Path report) {
 
@@ -94,6 +96,7 @@ public final class Campaign {
     private final List<String> crashed = new ArrayList<>();
     private final Map<String, Integer> injected = new LinkedHashMap<>();
     private Optional<NetworkPartition> partition = Optional.empty();
+    private Optional<Path> skewedClockLibrary = Optional.empty();
     private int stops;
     private final List<Workers> openWorkers = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -159,8 +162,10 @@ public final class Campaign {
     private Result runPhases() throws Exception {
         System.out.printf(Locale.ROOT, "dlock-faults: seed %d, duration %s, faults %s; logs in %s%n", options.seed(),
                 options.duration(), options.faults(), dir);
-        if (Faketime.library().isEmpty()) {
-            notes.add("clock skew skipped: libfaketime not found (Debian package faketime)");
+        StringBuilder noSkew = new StringBuilder();
+        skewedClockLibrary = SkewedClock.compile(dir, noSkew);
+        if (skewedClockLibrary.isEmpty()) {
+            notes.add(noSkew.toString());
         }
         if (options.faults().contains("partition")) {
             StringBuilder whyNot = new StringBuilder();
@@ -259,9 +264,12 @@ public final class Campaign {
         for (int i = 0; i < 2; i++) {
             workers.startApi(phase, List.of(), null, "127.0.0.1", topology, uris, locks, LEASE_MS, WAIT_MS, options.seed());
         }
-        if (skewedClocks && Faketime.library().isPresent()) {
-            workers.startApi(phase, List.of(), FAST_CLOCK, "127.0.0.1", topology, uris, locks, LEASE_MS, WAIT_MS, options.seed());
-            workers.startApi(phase, List.of(), SLOW_CLOCK, "127.0.0.1", topology, uris, locks, LEASE_MS, WAIT_MS, options.seed());
+        if (skewedClocks && skewedClockLibrary.isPresent()) {
+            Path library = skewedClockLibrary.get();
+            workers.startApi(phase, List.of(), new SkewedClock(library, SKEW_MS, FAST_RATE), "127.0.0.1", topology, uris,
+                    locks, LEASE_MS, WAIT_MS, options.seed());
+            workers.startApi(phase, List.of(), new SkewedClock(library, -SKEW_MS, SLOW_RATE), "127.0.0.1", topology, uris,
+                    locks, LEASE_MS, WAIT_MS, options.seed());
         }
         workers.startExec(phase, cliTopology, locks, LEASE_MS, WAIT_MS);
     }
@@ -459,7 +467,8 @@ public final class Campaign {
         long skewedHolds = history.stream().filter(e -> e.kind().equals("WRITE") && e.accepted()
                 && (e.proc().equals("oapi3") || e.proc().equals("oapi4"))).count();
         out.append(String.format(Locale.ROOT, "| clock skew (clients oapi3 %s, oapi4 %s, whole single-Redis phase) | %s | – | %d | – |%n",
-                FAST_CLOCK, SLOW_CLOCK, Faketime.library().isPresent() && skewed.contains("oapi3") ? "2 clients, " + skewedHolds + " writes accepted" : "0 (skipped)",
+                new SkewedClock(null, SKEW_MS, FAST_RATE), new SkewedClock(null, -SKEW_MS, SLOW_RATE),
+                skewedClockLibrary.isPresent() && skewed.contains("oapi3") ? "2 clients, " + skewedHolds + " writes accepted" : "0 (skipped)",
                 verdict.violations().stream().filter(v -> v.message().contains("oapi3") || v.message().contains("oapi4")).count()));
         out.append(String.format(Locale.ROOT, "%nproperties: %s%n", verdict.passed() ? "all held"
                 : verdict.violations().size() + " violations: " + verdict.violations().stream()

@@ -42,9 +42,9 @@ final class Workers implements AutoCloseable {
      * Starts a JVM running {@link ApiWorker}.
      *
      * @param wrapper  a command to run it under ({@code ip netns exec NS}), or empty
-     * @param faketime libfaketime's FAKETIME spec for its wall clock, or null
+     * @param clock    its wall clock's skew, or null for the true clock
      */
-    Worker startApi(String phase, List<String> wrapper, String faketime, String resourceHostSeen, String topology,
+    Worker startApi(String phase, List<String> wrapper, SkewedClock clock, String resourceHostSeen, String topology,
                     String uris, List<String> locks, long leaseMs, long waitMs, long seed) {
         String proc = phase.charAt(0) + "api" + (++started);
         List<String> cmd = new ArrayList<>(wrapper);
@@ -53,8 +53,8 @@ final class Workers implements AutoCloseable {
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), ApiWorker.class.getName(),
                 resourceHostSeen, Integer.toString(resourcePort), proc, Long.toString(leaseMs), Long.toString(waitMs),
                 Long.toString(seed + started), String.join(",", locks), topology, uris));
-        Map<String, String> env = faketime == null ? Map.of() : Faketime.environment(faketime);
-        return start(proc, "api", faketime == null ? "" : faketime, cmd, env, () -> startApi(phase, wrapper, faketime,
+        Map<String, String> env = clock == null ? Map.of() : clock.environment();
+        return start(proc, "api", clock == null ? "" : clock.label(), cmd, env, () -> startApi(phase, wrapper, clock,
                 resourceHostSeen, topology, uris, locks, leaseMs, waitMs, seed + 1000));
     }
 

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The short seeded campaign the build runs: about two minutes, every fault kind the machine
- * supports (a partition needs root, clock skew needs libfaketime; the notes say what was skipped).
+ * supports (a partition needs root, clock skew needs gcc; the notes say what was skipped).
  * The long run is {@code java -jar dlock-faults/target/dlock-faults.jar --duration 15m --seed N}.
  */
 class ShortCampaignTest {
