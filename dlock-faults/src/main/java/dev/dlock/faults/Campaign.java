@@ -11,16 +11,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 /**
  * dlock's fault campaign. Client processes (API JVMs, two of them with a wall clock off and running
@@ -87,28 +83,26 @@ public final class Campaign {
     }
 
     private final Options options;
-    private final Random random;
+    private final FaultSchedule faults;
     private final long startNanos = System.nanoTime();
     private final FencedResource resource;
     private final Path dir;
     private final List<String> notes = new ArrayList<>();
     private final List<String> leftovers = new ArrayList<>();
     private final List<String> crashed = new ArrayList<>();
-    private final Map<String, Integer> injected = new LinkedHashMap<>();
     private Optional<NetworkPartition> partition = Optional.empty();
     private Optional<Path> skewedClockLibrary = Optional.empty();
-    private int stops;
     private final List<Workers> openWorkers = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private Campaign(Options options) {
         this.options = options;
-        this.random = new Random(options.seed());
         try {
             this.dir = Files.createTempDirectory("dlock-faults-");
             this.resource = new FencedResource(InetAddress.getByName("0.0.0.0"), startNanos);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        this.faults = new FaultSchedule(resource, new Random(options.seed()), crashed::add);
     }
 
     public static void main(String[] args) throws Exception {
@@ -185,7 +179,8 @@ public final class Campaign {
         Checker.Verdict verdict = checker.check();
         crashed.forEach(crash -> verdict.violations().add(new Checker.Violation("clients", endMs, "-", crash)));
         Files.write(dir.resolve("history.txt"), resource.history().stream().map(Event::toString).toList());
-        String table = table(verdict, endMs);
+        String table = Summary.table(options, resource, verdict, endMs, skewedClockLibrary.isEmpty() ? null
+                : List.of(new SkewedClock(null, SKEW_MS, FAST_RATE).label(), new SkewedClock(null, -SKEW_MS, SLOW_RATE).label()));
         StringBuilder violations = new StringBuilder();
         for (Checker.Violation v : verdict.violations()) {
             violations.append(String.format(Locale.ROOT, "VIOLATION %s at %.3f s: %s%n", v.property(), v.atMs() / 1000.0, v.message()));
@@ -211,7 +206,7 @@ public final class Campaign {
                     "redis://" + p.redisHostAddress + ":" + redis.port(), locks, LEASE_MS, WAIT_MS, options.seed() + 500));
             List<String> kinds = applicable(List.of("client-kill", "client-stop", "server-kill", "restart-empty",
                     "server-stop", "forced-release", "partition"));
-            schedule(phaseMs, locks, kinds, kind -> inject(kind, workers, redis, operator, locks, "one"));
+            faults.run(phaseMs, locks, kinds, faults.standard(workers, redis, operator, locks, partition));
             stopAndCheckLeftovers(workers, List.of(redis));
         }
     }
@@ -223,10 +218,10 @@ public final class Campaign {
             startClients(workers, "sen", "redis", group.sentinelUri(), List.of("--redis", group.sentinelUri()), locks, false);
             List<String> kinds = applicable(List.of("client-kill", "client-stop", "sentinel-failover"));
             RedisServer master = group.master();
-            schedule(phaseMs, locks, kinds, failoverOnce("sentinel-failover", "master :" + master.port(), () -> {
+            faults.run(phaseMs, locks, kinds, faults.failoverOnce("sentinel-failover", "master :" + master.port(), () -> {
                 master.kill();
                 group.awaitFailover(Duration.ofSeconds(60));
-            }, kind -> inject(kind, workers, null, null, locks, "sen")));
+            }, faults.standard(workers, null, null, locks, Optional.empty())));
             stopAndCheckLeftovers(workers, List.of(group.master()));
         }
     }
@@ -239,24 +234,11 @@ public final class Campaign {
             startClients(workers, "clu", "cluster", uris, List.of("--cluster", uris), locks, false);
             List<String> kinds = applicable(List.of("client-kill", "client-stop", "cluster-failover"));
             RedisServer master = group.masterOf("dlock:{" + locks.get(0) + "}");
-            schedule(phaseMs, locks, kinds, failoverOnce("cluster-failover", "master :" + master.port(),
+            faults.run(phaseMs, locks, kinds, faults.failoverOnce("cluster-failover", "master :" + master.port(),
                     () -> group.killMasterAndAwaitPromotion(master, Duration.ofSeconds(60)),
-                    kind -> inject(kind, workers, null, null, locks, "clu")));
+                    faults.standard(workers, null, null, locks, Optional.empty())));
             stopAndCheckLeftovers(workers, group.masters());
         }
-    }
-
-    /** Injects the phase's failover the first time it is drawn (the group has one replica to promote), other kinds by {@code others}. */
-    private Injector failoverOnce(String failover, String target, Action action, Injector others) {
-        boolean[] done = {false};
-        return kind -> {
-            if (!kind.equals(failover)) {
-                others.inject(kind);
-            } else if (!done[0]) {
-                done[0] = true;
-                fault(kind, target, action);
-            }
-        };
     }
 
     private void startClients(Workers workers, String phase, String topology, String uris, List<String> cliTopology,
@@ -277,130 +259,6 @@ public final class Campaign {
     private List<String> applicable(List<String> kinds) {
         return kinds.stream().filter(options.faults()::contains)
                 .filter(kind -> !kind.equals("partition") || partition.isPresent()).toList();
-    }
-
-    private interface Injector {
-        void inject(String kind) throws Exception;
-    }
-
-    /** Faults drawn from the seed, one at a time, 1.5 to 3 s apart, until the phase's last 12 s (left for recovery). */
-    private void schedule(long phaseMs, List<String> locks, List<String> kinds, Injector injector) throws Exception {
-        long start = resource.nowMs();
-        long end = start + phaseMs;
-        // faults start once the clients work (JVMs start slowly on a busy machine), and not before 5 s
-        while (locks.stream().allMatch(lock -> resource.counters().getOrDefault(lock, new long[2])[1] == 0)) {
-            if (resource.nowMs() - start > 60_000) {
-                crashed.add("no write accepted on " + locks + " within 60 s of the phase's start");
-                break;
-            }
-            Thread.sleep(200);
-        }
-        Thread.sleep(Math.max(0, start + 5000 - resource.nowMs()));
-        end = Math.max(end, resource.nowMs() + 12_000 + 3000);
-        List<String> unused = new ArrayList<>(kinds);
-        // a phase's failover comes first: the one fault only that topology has
-        unused.stream().filter(kind -> kind.endsWith("-failover")).findFirst().ifPresent(failover -> {
-            unused.remove(failover);
-            unused.add(0, failover);
-        });
-        boolean first = true;
-        while (resource.nowMs() < end - 12_000 && !kinds.isEmpty()) {
-            // every kind once before any twice, so a short run still sees them all
-            String kind = unused.isEmpty() ? kinds.get(random.nextInt(kinds.size()))
-                    : unused.remove(first && unused.get(0).endsWith("-failover") ? 0 : random.nextInt(unused.size()));
-            first = false;
-            injector.inject(kind);
-            Thread.sleep(1500 + random.nextInt(1500));
-        }
-        long left = end - resource.nowMs();
-        if (left > 0) {
-            Thread.sleep(left);
-        }
-    }
-
-    private interface Action {
-        void run() throws Exception;
-    }
-
-    private void fault(String kind, String target, Action action) throws Exception {
-        injected.merge(kind, 1, Integer::sum);
-        resource.record("FAULT", kind, target);
-        action.run();
-        resource.record("HEALED", kind, target);
-    }
-
-    private void inject(String kind, Workers workers, RedisServer redis, LockClient operator, List<String> locks,
-                        String phase) throws Exception {
-        switch (kind) {
-            case "client-kill" -> {
-                Workers.Worker victim = pick(workers.running());
-                fault(kind, victim.proc(), () -> {
-                    workers.kill(victim);
-                    // a like one takes its place, so the mix of clients stays
-                    victim.replacement().get();
-                });
-            }
-            case "client-stop" -> {
-                List<Workers.Worker> api = workers.running().stream().filter(w -> w.kind().equals("api")).toList();
-                // in turn, so that every API client (the skewed clocks' too) is stopped in a long enough phase
-                Workers.Worker victim = api.get(stops++ % api.size());
-                // past the lease, by little or by much: a little past it is where a client that misjudges
-                // the time (the half-speed clock of the skewed client, were leases judged on it) still believes
-                long stopMs = LEASE_MS * 6 / 5 + random.nextInt((int) (LEASE_MS * 4 / 5));
-                fault(kind, victim.proc(), () -> {
-                    Workers.signal(victim.process().pid(), "STOP");
-                    Thread.sleep(stopMs);
-                    Workers.signal(victim.process().pid(), "CONT");
-                });
-            }
-            case "server-kill" -> fault(kind, "redis :" + redis.port(), redis::restart);
-            case "restart-empty" -> fault(kind, "redis :" + redis.port(), () -> {
-                String dataDir = ((List<?>) redis.command("CONFIG", "GET", "dir")).get(1).toString();
-                redis.kill();
-                deleteAof(Path.of(dataDir));
-                redis.restart();
-            });
-            case "server-stop" -> {
-                long stopMs = 1000 + random.nextInt(3000);
-                fault(kind, "redis :" + redis.port() + " for " + stopMs + " ms", () -> {
-                    redis.pause();
-                    Thread.sleep(stopMs);
-                    redis.resume();
-                });
-            }
-            case "forced-release" -> {
-                String lock = locks.get(random.nextInt(locks.size()));
-                fault(kind, lock, () -> operator.getLock(lock).forceUnlock());
-            }
-            case "partition" -> {
-                NetworkPartition p = partition.orElseThrow();
-                long cutMs = LEASE_MS * 2 + random.nextInt((int) LEASE_MS);
-                fault(kind, "netns client for " + cutMs + " ms", () -> {
-                    p.cut();
-                    try {
-                        Thread.sleep(cutMs);
-                    } finally {
-                        p.heal();
-                    }
-                });
-            }
-            default -> throw new IllegalStateException("fault " + kind + " does not apply here");
-        }
-    }
-
-    private static void deleteAof(Path dataDir) throws IOException {
-        try (var files = Files.walk(dataDir)) {
-            for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
-                String name = file.getFileName().toString();
-                if (name.startsWith("appendonly") || name.endsWith(".aof") || name.endsWith(".rdb")) {
-                    Files.deleteIfExists(file);
-                }
-            }
-        }
-    }
-
-    private Workers.Worker pick(List<Workers.Worker> workers) {
-        return workers.get(random.nextInt(workers.size()));
     }
 
     /**
@@ -432,55 +290,5 @@ public final class Campaign {
             }
         } while (!left.isEmpty() && System.nanoTime() < deadline);
         leftovers.addAll(left);
-    }
-
-    // ---- report ----
-
-    private String table(Checker.Verdict verdict, long endMs) {
-        List<Event> history = resource.history();
-        Map<String, List<Checker.Violation>> byKind = new LinkedHashMap<>();
-        Checker checker = new Checker(history, Map.of(), List.of(), LIVENESS_BOUND_MS, WAIT_SLACK_MS, LEASE_MS, endMs);
-        List<Checker.Window> windows = checker.windows();
-        List<Long> accepted = history.stream().filter(e -> e.kind().equals("WRITE") && e.accepted()).map(Event::atMs).toList();
-        StringBuilder out = new StringBuilder();
-        out.append(String.format(Locale.ROOT, "seed %d, %.0f s, %d events; %d holds: %s%n%n", options.seed(), endMs / 1000.0,
-                history.size(), verdict.holdsPerOutcome().values().stream().mapToInt(Integer::intValue).sum(),
-                verdict.holdsPerOutcome()));
-        out.append("| fault | injected | slowest recovery (healed -> next accepted write) | violations | documented overlaps |\n");
-        out.append("|---|---:|---:|---:|---:|\n");
-        for (String kind : KINDS) {
-            List<Checker.Window> ofKind = windows.stream().filter(w -> w.kind().equals(kind)).toList();
-            long slowest = -1;
-            for (Checker.Window w : ofKind) {
-                long next = accepted.stream().filter(at -> at > w.toMs()).findFirst().orElse(Long.MAX_VALUE);
-                if (next != Long.MAX_VALUE) {
-                    slowest = Math.max(slowest, next - w.toMs());
-                }
-            }
-            long violations = verdict.violations().stream().filter(v -> within(v, ofKind)).count();
-            long documented = verdict.documented().stream().filter(v -> within(v, ofKind)).count();
-            String skipped = ofKind.isEmpty() ? (options.faults().contains(kind) ? "0 (not drawn in this run)" : "0 (not selected)") : Integer.toString(ofKind.size());
-            out.append(String.format(Locale.ROOT, "| %s | %s | %s | %d | %d |%n", kind, skipped,
-                    slowest < 0 ? "–" : slowest + " ms", violations, documented));
-        }
-        Set<String> skewed = resource.history().stream().map(Event::proc).collect(Collectors.toSet());
-        long skewedHolds = history.stream().filter(e -> e.kind().equals("WRITE") && e.accepted()
-                && (e.proc().equals("oapi3") || e.proc().equals("oapi4"))).count();
-        out.append(String.format(Locale.ROOT, "| clock skew (clients oapi3 %s, oapi4 %s, whole single-Redis phase) | %s | – | %d | – |%n",
-                new SkewedClock(null, SKEW_MS, FAST_RATE), new SkewedClock(null, -SKEW_MS, SLOW_RATE),
-                skewedClockLibrary.isPresent() && skewed.contains("oapi3") ? "2 clients, " + skewedHolds + " writes accepted" : "0 (skipped)",
-                verdict.violations().stream().filter(v -> v.message().contains("oapi3") || v.message().contains("oapi4")).count()));
-        out.append(String.format(Locale.ROOT, "%nproperties: %s%n", verdict.passed() ? "all held"
-                : verdict.violations().size() + " violations: " + verdict.violations().stream()
-                .collect(Collectors.groupingBy(Checker.Violation::property, LinkedHashMap::new, Collectors.counting()))));
-        out.append(String.format(Locale.ROOT, "documented overlaps %d%s%n", verdict.documented().size(), verdict.documented().stream()
-                .map(v -> String.format(Locale.ROOT, "%n  at %.3f s: %s", v.atMs() / 1000.0, v.message())).collect(Collectors.joining())));
-        out.append(String.format(Locale.ROOT, "accepted writes %d, counters %s%n", accepted.size(), resource.counters().entrySet().stream()
-                .map(e -> e.getKey() + "=" + e.getValue()[0] + "/" + e.getValue()[1]).sorted().toList()));
-        return out.toString();
-    }
-
-    private static boolean within(Checker.Violation v, List<Checker.Window> windows) {
-        return windows.stream().anyMatch(w -> v.atMs() >= w.fromMs() && v.atMs() <= w.toMs() + LIVENESS_BOUND_MS);
     }
 }
