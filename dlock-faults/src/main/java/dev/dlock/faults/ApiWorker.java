@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -35,6 +37,12 @@ public final class ApiWorker {
     private final PrintWriter out;
     private final BufferedReader in;
     private final String proc;
+    /** Reports a loss the moment dlock tells of it, apart from the loop, which may be asleep between writes. */
+    private final ExecutorService lossReporter = Executors.newSingleThreadExecutor(r -> {
+        Thread thread = new Thread(r, "loss-reporter");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     private ApiWorker(Socket socket, String proc) throws IOException {
         this.out = new PrintWriter(socket.getOutputStream(), true, StandardCharsets.UTF_8);
@@ -86,6 +94,8 @@ public final class ApiWorker {
         }
         LockHandle handle = acquired.get();
         String hold = proc + " " + lock.name() + " " + handle.fencingToken();
+        // the holder's belief ends when dlock tells it, not when the loop next looks (up to 400 ms later)
+        handle.whenLost().thenAcceptAsync(lost -> send("LOST " + hold + " told by whenLost(): " + oneLine(lost)), lossReporter);
         boolean fenced = !valid(handle, hold) || !send("ACQ " + hold + " " + handle.remainingLease().toMillis()
                 + " " + System.currentTimeMillis()).equals("OK");
         // a third of the holds are long (several leases' worth of writes), so that a fault finds holders
@@ -129,7 +139,8 @@ public final class ApiWorker {
         return false;
     }
 
-    private String send(String line) {
+    /** One request and its reply; the loop and the loss reporter take turns. */
+    private synchronized String send(String line) {
         out.println(line);
         try {
             String reply = in.readLine();

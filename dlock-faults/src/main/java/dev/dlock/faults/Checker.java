@@ -134,9 +134,16 @@ final class Checker {
      * Until when a hold believed it held its lock ({@link Hold#beliefEndMs()}), leaving out the claims
      * that reached the resource during, or just after, a stop of its own process: such a claim was
      * measured before the stop, and what the holder sent then is the classic pause between a check
-     * and an act, which only the fence can catch (and the resource refuses it).
+     * and an act, which only the fence can catch (and the resource refuses it). A killed process
+     * believes nothing once it is dead, whatever validity it claimed before.
      */
     private long beliefEndMs(Hold hold, List<Window> windows) {
+        long killed = windows.stream().filter(w -> w.kind().equals("client-kill") && w.target().equals(hold.key.proc())
+                && w.toMs() >= hold.startMs()).mapToLong(Window::toMs).min().orElse(Long.MAX_VALUE);
+        return Math.min(killed, claimedBeliefEndMs(hold, windows));
+    }
+
+    private long claimedBeliefEndMs(Hold hold, List<Window> windows) {
         List<Window> stops = windows.stream().filter(w -> w.kind().equals("client-stop") && w.target().equals(hold.key.proc()))
                 .toList();
         Hold fresh = new Hold(hold.key);

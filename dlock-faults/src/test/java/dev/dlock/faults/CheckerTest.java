@@ -63,6 +63,33 @@ class CheckerTest {
     }
 
     @Test
+    void aKilledHolderBelievesNothingOnceDeadWhateverValidityItClaimed() {
+        ev(1000, "a", "ACQ", 10, 3000, true, 0);
+        ev(1100, "a", "WRITE", 10, 2900, true, 0);
+        history.add(new Event(1200, "campaign", "FAULT", "client-kill", 0, -1, false, 0, "a"));
+        history.add(new Event(1250, "campaign", "HEALED", "client-kill", 0, -1, false, 0, "a"));
+        // a's claim ran to 4000, but a died at 1250; the lock is force-released and b takes it
+        ev(2000, "b", "ACQ", 11, 3000, true, 0);
+        ev(2100, "b", "WRITE", 11, 2900, true, 1);
+        ev(2200, "b", "REL", 11, -1, false, 0);
+        assertThat(check(Map.of("x", new long[] {2, 2})).violations()).isEmpty();
+    }
+
+    @Test
+    void aHolderKilledOnlyAfterItsSuccessorStartedStillOverlapped() {
+        ev(1000, "a", "ACQ", 10, 3000, true, 0);
+        ev(1100, "a", "WRITE", 10, 2900, true, 0);
+        ev(2000, "b", "ACQ", 11, 3000, true, 0);
+        ev(2100, "b", "WRITE", 11, 2900, true, 1);
+        history.add(new Event(2800, "campaign", "FAULT", "client-kill", 0, -1, false, 0, "a"));
+        history.add(new Event(2850, "campaign", "HEALED", "client-kill", 0, -1, false, 0, "a"));
+        ev(2900, "b", "REL", 11, -1, false, 0);
+        ev(3000, "c", "ACQ", 12, 3000, true, 0);
+        ev(3100, "c", "WRITE", 12, 2900, true, 2);
+        assertThat(properties(check(Map.of("x", new long[] {3, 3})))).containsExactly("exclusion");
+    }
+
+    @Test
     void aWriteOfAStaleReadIsALostUpdate() {
         twoCleanHolds();
         history.set(4, new Event(1400, "b", "WRITE", "x", 11, 2900, true, 0, "LOST UPDATE: the counter was 1"));
