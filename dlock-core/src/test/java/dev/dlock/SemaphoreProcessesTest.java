@@ -148,7 +148,7 @@ class SemaphoreProcessesTest {
         return holder;
     }
 
-    private static LockHold holdOf(DistributedSemaphore semaphore, String clientName) {
+    private static HoldInfo holdOf(DistributedSemaphore semaphore, String clientName) {
         return semaphore.info().holds().stream().filter(hold -> hold.holder().clientName().equals(clientName))
                 .findFirst().orElseThrow(() -> new AssertionError("no permit of " + clientName + " in " + semaphore.info()));
     }

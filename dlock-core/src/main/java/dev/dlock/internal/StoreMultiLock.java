@@ -2,7 +2,7 @@ package dev.dlock.internal;
 
 import dev.dlock.DistributedLock;
 import dev.dlock.LockHandle;
-import dev.dlock.LockHold;
+import dev.dlock.HoldInfo;
 import dev.dlock.LockInfo;
 import dev.dlock.internal.settings.Validation;
 import dev.dlock.internal.store.LockKind;
@@ -276,7 +276,7 @@ public final class StoreMultiLock implements DistributedLock {
         if (held.isEmpty()) {
             return new LockInfo(name, keys, Optional.empty(), 0, Duration.ZERO, 0, waiting, Duration.ZERO, List.of(), 0);
         }
-        List<LockHold> holds = held.stream().flatMap(info -> info.holds().stream()).toList();
+        List<HoldInfo> holds = held.stream().flatMap(info -> info.holds().stream()).toList();
         return new LockInfo(name, keys, held.get(0).holder(), held.get(0).holdCount(),
                 held.stream().map(LockInfo::remainingLease).min(Duration::compareTo).orElseThrow(),
                 held.stream().mapToLong(LockInfo::fencingToken).max().orElseThrow(), waiting,
