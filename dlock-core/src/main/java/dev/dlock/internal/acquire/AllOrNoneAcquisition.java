@@ -156,14 +156,14 @@ public final class AllOrNoneAcquisition {
     }
 
     private void waitAfter(int index, AcquireReply.Busy busy) {
+        for (int queuedAt : refusedAt) {
+            if (queuedAt != index) {
+                // the store gave on whatever it had handed to this waiter there
+                context.handoff().dropped(targets.get(queuedAt).key());
+            }
+        }
         if (lastMayWait) {
             refusedAt.add(index);
-        }
-        for (int i = 0; i < targets.size(); i++) {
-            if (i != index) {
-                // the store gave on whatever it had handed to this waiter there
-                context.handoff().dropped(targets.get(i).key());
-            }
         }
         if (index != busyIndex) {
             leaveChannel();
