@@ -172,7 +172,7 @@ public final class LettuceNode implements RedisNode, DistinctServers.Member {
             linkDrops++;
         }
         serverUnknown = known ? null : new NodeFailure(NodeError.Kind.UNREACHABLE, address,
-                "reconnecting: the server behind this Redlock node is not identified yet", null);
+                "reconnected, but the server behind the new link is not identified yet", null);
     }
 
     private void retryConnect(long delayMs) {
@@ -333,6 +333,9 @@ public final class LettuceNode implements RedisNode, DistinctServers.Member {
             return notConnected;
         }
         NodeFailure unknown = serverUnknown;
+        if (unknown != null && !isConnected()) {
+            return new NodeFailure(NodeError.Kind.UNREACHABLE, address, "not connected (reconnecting)", null);
+        }
         return unknown != null ? unknown : sameServer;
     }
 
