@@ -140,6 +140,17 @@ final class PgSchema {
                 }
             }
         }
+        // the file of an earlier build of version 1 may lack a function added since: running it again adds it
+        try (PreparedStatement query = connection.prepareStatement(
+                "SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+                        + "WHERE n.nspname = ? AND p.proname = 'dlock_acquire_all'")) {
+            query.setString(1, schema);
+            try (ResultSet rows = query.executeQuery()) {
+                if (!rows.next()) {
+                    return false;
+                }
+            }
+        }
         try (Statement statement = connection.createStatement();
                 ResultSet rows = statement.executeQuery("SELECT " + qualified("dlock_schema_version()"))) {
             rows.next();

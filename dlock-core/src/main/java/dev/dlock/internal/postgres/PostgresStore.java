@@ -12,6 +12,7 @@ import dev.dlock.internal.store.LockState;
 import dev.dlock.internal.store.LockStore;
 import dev.dlock.internal.store.LockTarget;
 import dev.dlock.internal.store.Renewal;
+import dev.dlock.internal.store.StoreAllOrNone;
 import dev.dlock.internal.store.StoreHandoff;
 import dev.dlock.internal.store.WakeUpSource;
 import java.sql.PreparedStatement;
@@ -65,6 +66,7 @@ final class PostgresStore implements LockStore, StoreHandoff {
     private final String handOffSql;
     private final PgInspection inspection;
     private final PgClientRecords records;
+    private final PgAllOrNone allOrNone;
     private final List<Runnable> closeActions = new CopyOnWriteArrayList<>();
     /**
      * Per lock key, how many times in a row a release by this client gave the lock to one of its
@@ -86,6 +88,8 @@ final class PostgresStore implements LockStore, StoreHandoff {
         this.handOffSql = "SELECT outcome, token, waiter FROM " + schema.qualified("dlock_hand_off(?, ?, ?, ?, ?, ?, ?)");
         this.inspection = new PgInspection(connections, schema, keyPrefix);
         this.records = new PgClientRecords(connections, schema);
+        this.allOrNone = new PgAllOrNone(connections, schema, wakeUps, nanoTime, pollIntervalMs,
+                (target, owner) -> abandon(target, LockKind.REENTRANT, owner));
     }
 
     @Override
@@ -223,6 +227,11 @@ final class PostgresStore implements LockStore, StoreHandoff {
         } else {
             passedQueue.remove(key);
         }
+    }
+
+    @Override
+    public Optional<StoreAllOrNone> allOrNone() {
+        return Optional.of(allOrNone);
     }
 
     @Override

@@ -56,6 +56,11 @@ public interface LockStore extends AutoCloseable {
         return Optional.empty();
     }
 
+    /** A multi-lock's names in one step, all or none, where this store can; empty where they are taken one by one. */
+    default Optional<StoreAllOrNone> allOrNone() {
+        return Optional.empty();
+    }
+
     /** Best effort: drops every hold of the owner. Never fails. */
     CompletableFuture<Void> abandon(LockTarget target, LockKind kind, String owner);
 
