@@ -399,13 +399,16 @@ END $$;
 
 -- The last release of p_from_owner's exclusive hold while one of its client's waiters is parked
 -- (waiter id p_to_waiter_id): the lock goes to the first live queued waiter unless that is the
--- parked waiter itself (outcome 'queued', waiter its id); else, with nobody queued, when more
--- connections than the releaser's p_own_subscriptions are subscribed to the lock's channel (waiters
--- that are not queued), it is released for everyone ('released'); else it is granted to p_to_owner
--- (hold count 1, a fresh token, lease p_lease_ms; 'own', token), whose queue entry goes.
--- 'not_owner': p_from_owner did not hold it; nothing changed.
+-- parked waiter itself or p_pass_queue lets the parked waiter go first (the client bounds how often
+-- in a row, see PostgresStore) (outcome 'queued', waiter its id); else, with nobody queued, when
+-- more connections than the releaser's p_own_subscriptions are subscribed to the lock's channel
+-- (waiters that are not queued), it is released for everyone ('released'); else it is granted to
+-- p_to_owner (hold count 1, a fresh token, lease p_lease_ms; 'own', token, waiter the queued waiter
+-- it went ahead of, or ''), whose queue entry goes. 'not_owner': p_from_owner did not hold it;
+-- nothing changed.
+DROP FUNCTION IF EXISTS dlock_hand_off(text, text, integer, text, bigint, text);
 CREATE OR REPLACE FUNCTION dlock_hand_off(p_name text, p_from_owner text, p_own_subscriptions integer,
-        p_to_owner text, p_lease_ms bigint, p_to_waiter_id text,
+        p_to_owner text, p_lease_ms bigint, p_to_waiter_id text, p_pass_queue boolean,
         OUT outcome text, OUT token bigint, OUT waiter text)
 LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 #variable_conflict use_column
@@ -414,7 +417,7 @@ DECLARE
     v_token bigint;
     v_head text;
 BEGIN
-    PERFORM dlock_serialize(p_name);
+    PERFORM pg_advisory_xact_lock(1684826987, hashtext(p_name));  -- dlock_serialize, written out
     token := 0; waiter := '';
     DELETE FROM dlock_hold WHERE name = p_name AND owner = p_from_owner AND mode = 'x' AND lease_end > v_now
     RETURNING token INTO v_token;
@@ -425,11 +428,13 @@ BEGIN
     PERFORM dlock_drop_ended(p_name, v_now);
     SELECT waiter_id INTO v_head FROM dlock_waiter WHERE name = p_name AND mode = 'x' ORDER BY ticket LIMIT 1;
     IF v_head IS NOT NULL AND v_head <> p_to_waiter_id THEN
-        waiter := dlock_pass_on(p_name, v_token, v_now, '', false);
-        outcome := 'queued';
-        RETURN;
-    END IF;
-    IF v_head IS NULL
+        IF NOT p_pass_queue THEN
+            waiter := dlock_pass_on(p_name, v_token, v_now, '', false);
+            outcome := 'queued';
+            RETURN;
+        END IF;
+        waiter := v_head;
+    ELSIF v_head IS NULL
             AND (SELECT count(*) FROM dlock_listener WHERE channel = p_name || ':released') > p_own_subscriptions THEN
         PERFORM dlock_publish(p_name || ':released', v_token::text);
         outcome := 'released';

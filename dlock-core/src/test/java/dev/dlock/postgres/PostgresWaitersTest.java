@@ -67,6 +67,49 @@ class PostgresWaitersTest {
         assertThat(postgres.server().sql("SELECT count(*) FROM dlock_waiter")).isEqualTo("0");
     }
 
+    /**
+     * Two threads of one client take turns on a lock while a thread of another client waits: a
+     * release hands the lock to the other thread of its own client ahead of the queued waiter (one
+     * round trip, no NOTIFY), but only a bounded number of times in a row, after which the
+     * waiter gets it while the two threads still want it.
+     */
+    @Test
+    void aReleaseMayHandTheLockToAThreadOfItsOwnClientAheadOfAQueuedWaiterABoundedNumberOfTimes() throws Exception {
+        LockClient local = client();
+        LockClient remote = client();
+        List<Long> localGrants = java.util.Collections.synchronizedList(new ArrayList<>());
+        java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            for (int t = 0; t < 2; t++) {
+                pool.submit(() -> {
+                    DistributedLock lock = local.getLock("passing");
+                    while (running.get()) {
+                        lock.lock();
+                        localGrants.add(System.nanoTime());
+                        lock.unlock();
+                    }
+                    return null;
+                });
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> localGrants.size() >= 50);
+            long asked = System.nanoTime();
+            DistributedLock waiter = remote.getLock("passing");
+            assertThat(waiter.tryLock(30, TimeUnit.SECONDS)).as("the waiter of the other client acquires").isTrue();
+            long granted = System.nanoTime();
+            waiter.unlock();
+            long passedBy = localGrants.stream().filter(at -> at > asked && at < granted).count();
+            // strictly first come first served, the waiter would get the lock at the first or second
+            // release after it asked
+            assertThat(passedBy).as("grants to the other client while the waiter waited").isGreaterThanOrEqualTo(3)
+                    .isLessThanOrEqualTo(32 + 2);
+        } finally {
+            running.set(false);
+            pool.shutdown();
+            assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
     @Test
     void fiftyWaitersAllAcquireAcrossAFastRestartOfPostgres() throws Exception {
         LockClient holderClient = client();
