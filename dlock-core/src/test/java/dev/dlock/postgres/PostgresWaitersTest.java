@@ -6,16 +6,21 @@ import static org.awaitility.Awaitility.await;
 import dev.dlock.DistributedLock;
 import dev.dlock.LockClient;
 import dev.dlock.LockHandle;
+import dev.dlock.LockObserver;
 import dev.dlock.testing.PostgresServers;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -68,45 +73,80 @@ class PostgresWaitersTest {
     }
 
     /**
-     * Two threads of one client take turns on a lock while a thread of another client waits: a
-     * release hands the lock to the other thread of its own client ahead of the queued waiter (one
-     * round trip, no NOTIFY), but only a bounded number of times in a row, after which the
-     * waiter gets it while the two threads still want it.
+     * A client holds a lock; a thread of another client queues for it, then a second thread of the
+     * holder's client: the release hands the lock to that second thread, ahead of the queued
+     * waiter (one round trip, no NOTIFY), and the two threads, taking turns (1 ms holds), pass it
+     * between them ahead of the waiter only a bounded number of times, after which the waiter gets
+     * it while they still want it.
      */
     @Test
     void aReleaseMayHandTheLockToAThreadOfItsOwnClientAheadOfAQueuedWaiterABoundedNumberOfTimes() throws Exception {
-        LockClient local = client();
-        LockClient remote = client();
-        List<Long> localGrants = java.util.Collections.synchronizedList(new ArrayList<>());
-        java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+        AtomicInteger localWaits = new AtomicInteger();
+        LockClient local = observedClient(localWaits);
+        AtomicInteger remoteWaits = new AtomicInteger();
+        LockClient remote = observedClient(remoteWaits);
+        List<Long> localGrants = Collections.synchronizedList(new ArrayList<>());
+        AtomicBoolean running = new AtomicBoolean(true);
+        CountDownLatch firstRelease = new CountDownLatch(1);
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
-            for (int t = 0; t < 2; t++) {
-                pool.submit(() -> {
-                    DistributedLock lock = local.getLock("passing");
-                    while (running.get()) {
-                        lock.lock();
-                        localGrants.add(System.nanoTime());
-                        lock.unlock();
-                    }
-                    return null;
-                });
-            }
-            await().atMost(Duration.ofSeconds(30)).until(() -> localGrants.size() >= 50);
-            long asked = System.nanoTime();
-            DistributedLock waiter = remote.getLock("passing");
-            assertThat(waiter.tryLock(30, TimeUnit.SECONDS)).as("the waiter of the other client acquires").isTrue();
-            long granted = System.nanoTime();
-            waiter.unlock();
-            long passedBy = localGrants.stream().filter(at -> at > asked && at < granted).count();
-            // strictly first come first served, the waiter would get the lock at the first or second
-            // release after it asked
-            assertThat(passedBy).as("grants to the other client while the waiter waited").isGreaterThanOrEqualTo(3)
-                    .isLessThanOrEqualTo(32 + 2);
+            pool.submit(() -> {
+                DistributedLock lock = local.getLock("passing");
+                lock.lock();
+                localGrants.add(System.nanoTime());
+                firstRelease.await();
+                lock.unlock();
+                takeTurns(lock, localGrants, running);
+                return null;
+            });
+            await().atMost(Duration.ofSeconds(30)).until(() -> localGrants.size() == 1);
+            CompletableFuture<Long> remoteGrant = remote.getLock("passing").tryAcquireAsync(Duration.ofSeconds(30))
+                    .thenApply(handle -> {
+                        long at = System.nanoTime();
+                        assertThat(handle).as("the waiter of the other client acquires").isPresent();
+                        handle.get().releaseAsync();
+                        return at;
+                    });
+            // it waits once the database refused it and queued it
+            await().atMost(Duration.ofSeconds(30)).until(() -> remoteWaits.get() == 1);
+            long queued = System.nanoTime();
+            pool.submit(() -> {
+                takeTurns(local.getLock("passing"), localGrants, running);
+                return null;
+            });
+            await().atMost(Duration.ofSeconds(30)).until(() -> localWaits.get() == 1);
+            firstRelease.countDown();
+            long remoteGrantedAt = remoteGrant.get(30, TimeUnit.SECONDS);
+            long passedBy = localGrants.stream().filter(at -> at > queued && at < remoteGrantedAt).count();
+            // first come first served, the queued waiter would have had the first release
+            assertThat(passedBy).as("grants to the holder's client while the other client's waiter was queued")
+                    .isBetween(1L, 32L);
         } finally {
             running.set(false);
+            firstRelease.countDown();
             pool.shutdown();
             assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    private LockClient observedClient(AtomicInteger waits) {
+        LockClient client = LockClient.builder().postgres(postgres.server().jdbcUrl()).observer(new LockObserver() {
+            @Override
+            public void waitStarted(Kind kind, String lockName) {
+                waits.incrementAndGet();
+            }
+        }).build();
+        clients.add(client);
+        return client;
+    }
+
+    /** Takes the lock again and again, holding it 1 ms each time, while {@code running}. */
+    private static void takeTurns(DistributedLock lock, List<Long> grants, AtomicBoolean running) {
+        while (running.get()) {
+            lock.lock();
+            grants.add(System.nanoTime());
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+            lock.unlock();
         }
     }
 
