@@ -26,7 +26,8 @@ import javax.sql.DataSource;
  * by the run; HikariCP pools of 20 connections (one per client where several clients contend, as
  * separate services would have). Also: what 100,000 held locks cost in the
  * table, and the dead tuples that lock churn leaves with autovacuum on. After the contended dlock run it
- * prints the dlock functions the server ran per acquisition (its round trips).
+ * prints the dlock functions the server ran per acquisition (its round trips). First it measures
+ * what a NOTIFY takes to reach a listening thread, the floor under a handoff to another client.
  *
  * <pre>java -cp dlock-bench.jar dev.dlock.bench.PostgresBench [--rounds N] [--churn PAIRS]</pre>
  */
@@ -49,6 +50,7 @@ public final class PostgresBench {
                 HikariDataSource pool = pool(server.jdbcUrl())) {
             System.out.println("PostgreSQL: " + server.sql("SHOW server_version") + ", loopback, a server of the run's own"
                     + " (fsync off); HikariCP pool of 20; " + Runtime.getRuntime().availableProcessors() + " cores");
+            NotifyLatency.measure(server.jdbcUrl());
             PostgresContenders.createJdbcLockRegistrySchema(pool);
             PostgresContenders.createRawSchema(pool);
             List<String> names = List.of("raw floor", "JdbcLockRegistry", "dlock");

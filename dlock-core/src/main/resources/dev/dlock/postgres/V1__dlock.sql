@@ -293,16 +293,18 @@ DECLARE
     v_token bigint;
 BEGIN
     PERFORM pg_advisory_xact_lock(1684826987, hashtext(p_name));  -- dlock_serialize, written out
-    UPDATE dlock_hold SET hold_count = hold_count - 1
-     WHERE name = p_name AND owner = p_owner AND mode = p_mode AND lease_end > v_now
-    RETURNING hold_count, token INTO v_left, v_token;
+    -- the last hold goes in one statement (one dead tuple, not an update's two); an inner re-entry
+    -- counts down
+    DELETE FROM dlock_hold WHERE name = p_name AND owner = p_owner AND mode = p_mode AND lease_end > v_now
+                             AND hold_count = 1
+    RETURNING token INTO v_token;
     IF NOT FOUND THEN
-        RETURN -1;
+        UPDATE dlock_hold SET hold_count = hold_count - 1
+         WHERE name = p_name AND owner = p_owner AND mode = p_mode AND lease_end > v_now AND hold_count > 1
+        RETURNING hold_count INTO v_left;
+        RETURN CASE WHEN FOUND THEN v_left ELSE -1 END;
     END IF;
-    IF v_left > 0 THEN
-        RETURN v_left;
-    END IF;
-    DELETE FROM dlock_hold WHERE name = p_name AND (owner = p_owner AND mode = p_mode OR lease_end <= v_now);
+    DELETE FROM dlock_hold WHERE name = p_name AND lease_end <= v_now;
     DELETE FROM dlock_waiter WHERE name = p_name AND deadline <= v_now;
     PERFORM dlock_pass_on(p_name, v_token, v_now, '', true);
     RETURN 0;
