@@ -29,7 +29,10 @@ import javax.sql.DataSource;
  * prints the dlock functions the server ran per acquisition (its round trips). First it measures
  * what a NOTIFY takes to reach a listening thread, the floor under a handoff to another client.
  *
- * <pre>java -cp dlock-bench.jar dev.dlock.bench.PostgresBench [--rounds N] [--churn PAIRS]</pre>
+ * <pre>java -cp dlock-bench.jar dev.dlock.bench.PostgresBench [--rounds N] [--held LOCKS] [--churn PAIRS] [--autovacuum-tuned]</pre>
+ *
+ * <p>{@code --autovacuum-tuned}: autovacuum wakes every second and vacuums dlock's tables after
+ * 1,000 dead rows without pauses, as deployments.md advises for hot locks (default: PostgreSQL's).
  */
 public final class PostgresBench {
 
@@ -46,13 +49,23 @@ public final class PostgresBench {
         int rounds = intArg(args, "--rounds", 3);
         int churnPairs = intArg(args, "--churn", 1_000_000);
         int held = intArg(args, "--held", 100_000);
-        try (PostgresServer server = PostgresServer.start("autovacuum=on", "track_functions=all");
+        boolean tuned = Arrays.asList(args).contains("--autovacuum-tuned");
+        try (PostgresServer server = tuned ? PostgresServer.start("autovacuum=on", "track_functions=all", "autovacuum_naptime=1")
+                : PostgresServer.start("autovacuum=on", "track_functions=all");
                 HikariDataSource pool = pool(server.jdbcUrl())) {
             System.out.println("PostgreSQL: " + server.sql("SHOW server_version") + ", loopback, a server of the run's own"
                     + " (fsync off); HikariCP pool of 20; " + Runtime.getRuntime().availableProcessors() + " cores");
             NotifyLatency.measure(server.jdbcUrl());
             PostgresContenders.createJdbcLockRegistrySchema(pool);
             PostgresContenders.createRawSchema(pool);
+            if (tuned) {
+                LockClient.builder().postgres(pool).build().close(); // creates dlock's tables
+                for (String table : List.of("dlock_hold", "dlock_waiter")) {
+                    server.sql("ALTER TABLE " + table + " SET (autovacuum_vacuum_scale_factor = 0, "
+                            + "autovacuum_vacuum_threshold = 1000, autovacuum_vacuum_cost_delay = 0)");
+                }
+                System.out.println("autovacuum tuned: naptime 1 s; dlock_hold and dlock_waiter vacuumed after 1,000 dead rows");
+            }
             List<String> names = List.of("raw floor", "JdbcLockRegistry", "dlock");
             List<Function<DataSource, PostgresContenders.Subject>> subjects = List.of(PostgresContenders::raw,
                     PostgresContenders::jdbcLockRegistry,
