@@ -1,9 +1,11 @@
 package dev.dlock.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.dlock.DistributedLock;
+import dev.dlock.LockBackendException;
 import dev.dlock.LockClient;
 import dev.dlock.LockHandle;
 import dev.dlock.LockObserver;
@@ -210,5 +212,9 @@ class PostgresWaitersTest {
         postgres.server().kill();
         assertThat(handle.whenLost()).succeedsWithin(Duration.ofSeconds(15));
         assertThat(handle.isValid()).isFalse();
+        // an acquire gives up at the end of its wait, naming what it waited for
+        assertThatThrownBy(() -> client.getLock("gone-too").tryLock(1, TimeUnit.SECONDS))
+                .isInstanceOf(LockBackendException.class)
+                .hasMessageStartingWith("PostgreSQL unreachable for the whole wait of 1.0 s");
     }
 }

@@ -93,6 +93,11 @@ final class PostgresStore implements LockStore, StoreHandoff {
     }
 
     @Override
+    public String productName() {
+        return "PostgreSQL";
+    }
+
+    @Override
     public String describe() {
         return connections.address();
     }

@@ -30,6 +30,11 @@ public interface LockStore extends AutoCloseable {
     /** Where the locks live, for messages (addresses without credentials). */
     String describe();
 
+    /** What the store runs on, as messages name it when it fails: "Redis", "PostgreSQL", "the store". */
+    default String productName() {
+        return "the store";
+    }
+
     /** Release messages and client notices of this store, for the client's waiters. */
     WakeUpSource wakeUps();
 
