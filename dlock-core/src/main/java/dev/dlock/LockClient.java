@@ -33,7 +33,7 @@ public final class LockClient implements AutoCloseable {
      */
     public static final Duration DEFAULT_LEASE = Settings.DEFAULT_LEASE;
     /**
-     * How long one Redis command may take before its outcome is declared unknown (3 s). See
+     * How long one call to the store (a Redis command, a PostgreSQL statement) may take before its outcome is declared unknown (3 s). See
      * {@link LockClientBuilder#commandTimeout(Duration)}.
      */
     public static final Duration DEFAULT_COMMAND_TIMEOUT = Settings.DEFAULT_COMMAND_TIMEOUT;
@@ -79,7 +79,7 @@ public final class LockClient implements AutoCloseable {
     public static String checkName(String name) {
         return Validation.lockName(name);
     }
-    /** How long an acquire without a wait budget keeps trying while Redis fails ({@link LockClientBuilder#outageTolerance}). */
+    /** How long an acquire without a wait budget keeps trying while the store fails ({@link LockClientBuilder#outageTolerance}). */
     public static final Duration DEFAULT_OUTAGE_TOLERANCE = Settings.DEFAULT_OUTAGE_TOLERANCE;
 
     private final LockEngine engine;
@@ -104,7 +104,7 @@ public final class LockClient implements AutoCloseable {
      *                 {@code redis://[user:password@]host:port[/db]}
      * @return the connected client; close it when done
      * @throws IllegalArgumentException the URL is refused, as by {@link LockClientBuilder#redisUri(String)}
-     * @throws LockBackendException     Redis cannot be reached within the default command timeout
+     * @throws LockBackendException     the store cannot be reached within the default command timeout
      *                                  (3 s), or refuses the credentials
      */
     public static LockClient create(String redisUri) {

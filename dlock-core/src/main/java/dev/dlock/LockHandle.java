@@ -28,7 +28,7 @@ public interface LockHandle extends AutoCloseable {
     long fencingToken();
 
     /**
-     * Whether the hold is still valid, as far as this process knows. Does not call Redis.
+     * Whether the hold is still valid, as far as this process knows. Does not call the store.
      *
      * @return {@code true} until the handle is released or the hold is known to be lost
      */
@@ -36,8 +36,8 @@ public interface LockHandle extends AutoCloseable {
 
     /**
      * How long the hold is known to stay valid, measured on this process's monotonic clock from the
-     * last successful acquire or renewal (a conservative estimate; Redis may keep it a bit longer).
-     * Does not call Redis.
+     * last successful acquire or renewal (a conservative estimate; the store may keep it a bit longer).
+     * Does not call the store.
      *
      * @return the time left; {@link Duration#ZERO} once released or lost
      */

@@ -35,7 +35,7 @@ import java.util.Optional;
  */
 public record LockInfo(String name, String key, Optional<LockHolder> holder, int holdCount,
                        Duration remainingLease, long fencingToken, long waitingClients, Duration heldFor,
-                       List<LockHold> holds, int permits) {
+                       List<HoldInfo> holds, int permits) {
 
     /**
      * A snapshot; {@code holds} is copied, so that the record stays immutable.
@@ -71,7 +71,7 @@ public record LockInfo(String name, String key, Optional<LockHolder> holder, int
     public LockInfo(String name, String key, Optional<LockHolder> holder, int holdCount, Duration remainingLease,
                     long fencingToken, long waitingClients, Duration heldFor) {
         this(name, key, holder, holdCount, remainingLease, fencingToken, waitingClients, heldFor,
-                holder.map(who -> List.of(new LockHold(who, holdCount, remainingLease, fencingToken, false)))
+                holder.map(who -> List.of(new HoldInfo(who, holdCount, remainingLease, fencingToken, false)))
                         .orElse(List.of()), 0);
     }
 

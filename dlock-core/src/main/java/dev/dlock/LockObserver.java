@@ -2,15 +2,15 @@ package dev.dlock;
 
 /**
  * Told what a client's locks do, for metrics and tracing: acquisitions and their waits, holds and
- * how they end, the watchdog's renewals, losses, and every Redis script call. Set with
+ * how they end, the watchdog's renewals, losses, and every call to the store. Set with
  * {@link LockClientBuilder#observer(LockObserver)}; {@code dlock-micrometer}'s {@code DlockMetrics}
  * is one that records Micrometer meters. Every method does nothing by default, so an observer
  * implements only what it needs; {@link #NONE} implements nothing.
  *
  * <p><b>Threads and cost.</b> Methods are called on the thread where the event happens: the
- * caller's thread for {@link #acquireStarted}, otherwise often a Redis I/O thread or the client's
- * timer thread, so they must be quick and must not block (updating a meter is fine; calling Redis
- * or taking a lock is not). They may be called from several threads at once.
+ * caller's thread for {@link #acquireStarted}, otherwise often the store client's I/O thread or the client's
+ * timer thread, so they must be quick and must not block (updating a meter is fine; calling the
+ * store or taking a lock is not). They may be called from several threads at once.
  *
  * <p><b>Failures.</b> An observer cannot break locking: whatever it throws is caught, logged
  * (WARN the first time for each method, DEBUG after that) and otherwise ignored.
@@ -74,14 +74,14 @@ public interface LockObserver {
         /** Its lease ran out on the client's clock: an explicit lease's end, which is never renewed. */
         EXPIRED,
         /**
-         * Redis no longer had it as this holder's, found by a renewal, a re-entry or the release:
+         * The store no longer had it as this holder's, found by a renewal, a re-entry or the release:
          * its lease ran out there, it was force-released without the client hearing of it, another
-         * owner has it now, or a Redis restart or failover forgot it. Redis cannot tell which.
+         * owner has it now, or a restart or failover of the store forgot it. The store cannot tell which.
          */
         GONE,
         /** Force-released ({@code forceUnlock()}, {@code dlock release --force}), and the store told the client at once. */
         FORCE_RELEASED,
-        /** Renewals did not get an answer (Redis, or a Redlock quorum, unreachable) until its validity ran out. */
+        /** Renewals did not get an answer (the store, or a Redlock quorum, unreachable) until its validity ran out. */
         BACKEND_UNREACHABLE
     }
 
@@ -175,7 +175,7 @@ public interface LockObserver {
 
     /**
      * The reply to one renewal script call of a round (a round renews up to 500 holds per call):
-     * how many holds it renewed and how many it could not, because Redis (a Redlock quorum) did
+     * how many holds it renewed and how many it could not, because the store (a Redlock quorum) did
      * not answer. A hold found gone is neither: it is reported by {@link #lost}.
      *
      * @param renewed holds whose lease was extended
@@ -186,7 +186,7 @@ public interface LockObserver {
     }
 
     /**
-     * One Redis script call completed, as the client saw it: from sending until the reply or the
+     * One call to the store completed (a Redis script, a PostgreSQL function), as the client saw it: from sending until the reply or the
      * failure, including a reload after NOSCRIPT. On Redlock each node's call is reported, so one
      * operation over N masters is N calls.
      *
@@ -194,7 +194,7 @@ public interface LockObserver {
      *               {@code fair_acquire}, ... (the file name of its {@code .lua} resource without
      *               the extension)
      * @param nanos  how long it took, in nanoseconds
-     * @param ok     true when Redis replied without error (a refusal such as "busy" is a reply);
+     * @param ok     true when the store replied without error (a refusal such as "busy" is a reply);
      *               false on a timeout, a lost connection or an error reply
      */
     default void scriptCall(String script, long nanos, boolean ok) {

@@ -3,10 +3,11 @@ package dev.dlock;
 import java.util.Objects;
 
 /**
- * How one Redis server failed a command, as carried by {@link LockBackendException#nodeErrors()}:
- * on one Redis the failed server, on Redlock every node that failed during the operation.
+ * How one server of the store failed a call, as carried by {@link LockBackendException#nodeErrors()}:
+ * on one Redis or one PostgreSQL the failed server, on Redlock every node that failed during the
+ * operation.
  *
- * @param address where the server lives, {@code redis://host:port} (never with the password)
+ * @param address where the server lives, e.g. {@code redis://host:port} (never with the password)
  * @param kind    what kind of failure it was; it says whether the command may have run
  * @param message what the server or the connection said, e.g. the error reply's text
  */

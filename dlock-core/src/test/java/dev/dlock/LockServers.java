@@ -87,6 +87,11 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
                 valkey ? null : PostgresServers.create());
     }
 
+    /** @return this extension, handing out PostgreSQL clients too (on a server of its own) */
+    LockServers withPostgres() {
+        return new LockServers(topologies, cluster, inMemory, redlockNodeTimeout, PostgresServers.create());
+    }
+
     /** @return this extension, handing out in-memory clients too */
     LockServers withInMemory() {
         return new LockServers(topologies, cluster, true, redlockNodeTimeout, postgres);

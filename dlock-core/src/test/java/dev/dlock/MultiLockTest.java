@@ -31,7 +31,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 class MultiLockTest {
 
     @RegisterExtension
-    static final LockServers servers = LockServers.singleRedisAndRedlock(5).withRedlockNodeTimeout(Duration.ofMillis(250)).withInMemory();
+    static final LockServers servers = LockServers.singleRedisAndRedlock(5).withRedlockNodeTimeout(Duration.ofMillis(250))
+            .withInMemory().withPostgres();
 
     /** Counts holders from outside: not the Redis the locks live on. */
     @RegisterExtension
@@ -63,7 +64,7 @@ class MultiLockTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY"})
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY", "POSTGRES"})
     void aFailedMultiAcquireLeavesNoneOfTheNamesHeld(Topology topology) throws Exception {
         LockClient client = servers.newClient(topology);
         DistributedLock b = servers.newClient(topology).getLock("b");
@@ -104,7 +105,7 @@ class MultiLockTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY"})
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY", "POSTGRES"})
     void overlappingMultiLocksExcludeEachOtherOnEveryName(Topology topology) throws Exception {
         List<LockClient> clients = List.of(servers.newClient(topology), servers.newClient(topology));
         List<List<String>> sets = List.of(List.of("x", "y"), List.of("y", "z"), List.of("z", "x"), List.of("y"));
@@ -185,7 +186,7 @@ class MultiLockTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY"})
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY", "POSTGRES"})
     void aHandleHoldsEveryNameAndIsReleasedFromAnyThread(Topology topology) throws Exception {
         DistributedLock multi = servers.newClient(topology).getMultiLock("h1", "h2");
         DistributedLock rival = servers.newClient(topology).getMultiLock("h2", "h3");

@@ -44,7 +44,9 @@ class ReentrantLockTest {
         Map<String, Long> ran = new TreeMap<>();
         CommandStats.all(servers.server()).forEach((command, calls) -> {
             long delta = calls - before.getOrDefault(command, 0L);
-            if (delta > 0 && !command.equals("info")) {
+            // the client's subscription for its loss notices, made in the background at its first
+            // hold, may land inside the measured pairs on a busy machine
+            if (delta > 0 && !command.equals("info") && !command.equals("subscribe")) {
                 ran.put(command, delta);
             }
         });

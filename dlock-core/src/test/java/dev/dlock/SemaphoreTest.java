@@ -151,7 +151,7 @@ class SemaphoreTest {
             assertThat(hold.holder().pid()).isEqualTo(ProcessHandle.current().pid());
             assertThat(hold.remainingLease()).isPositive();
         });
-        List<Long> tokens = info.holds().stream().map(LockHold::fencingToken).toList();
+        List<Long> tokens = info.holds().stream().map(HoldInfo::fencingToken).toList();
         if (topology == Topology.ONE_REDIS) {
             assertThat(tokens).containsExactly(first.fencingToken(), second.fencingToken(), third.fencingToken());
         }

@@ -20,14 +20,17 @@ import java.util.concurrent.TimeoutException;
  * The cli-startup scenario: the wall time of {@code dlock status NAME} on a free lock, from
  * starting the process to its exit, as a person at a terminal waits for it. Two ways to run the
  * same jar: {@code java -jar dlock-cli.jar} with no JVM option, and the {@code ./dlock} launcher
- * (class data sharing archive, C1 only). Needs the working directory to be the repository root,
- * with {@code dlock-cli/target/dlock-cli.jar} built; {@code java} is the one on the PATH, as
- * for the launcher.
+ * (class data sharing archive, C1 only). Runs the checkout in the working directory, or the one
+ * given with {@code --cli-root DIR} (another commit's build, to compare with this one in the same
+ * conditions), with {@code dlock-cli/target/dlock-cli.jar} built; {@code java} is the one on the
+ * PATH, as for the launcher.
  */
 final class CliStartup {
 
-    static final Path LAUNCHER = Path.of("dlock");
-    static final Path JAR = Path.of("dlock-cli", "target", "dlock-cli.jar");
+    private static final Path LAUNCHER = Path.of("dlock");
+    private static final Path JAR = Path.of("dlock-cli", "target", "dlock-cli.jar");
+    /** The checkout whose launcher and jar run: {@code --cli-root}, else the working directory. */
+    private static volatile Path root = Path.of("");
     /** Timed runs per contender and round; the figure of a round is their median. */
     static final int RUNS = 10;
     /**
@@ -44,19 +47,27 @@ final class CliStartup {
     private CliStartup() {
     }
 
+    /** Runs the launcher and jar of the checkout at {@code checkout} instead of the working directory's. */
+    static void runFrom(Path checkout) {
+        root = checkout;
+    }
+
     /** Why the scenario cannot run from here, if it cannot. */
     static Optional<String> unavailableReason() {
-        if (!Files.isExecutable(LAUNCHER) || !Files.isRegularFile(JAR)) {
-            return Optional.of("run from the repository root after building dlock-cli "
-                    + "(./mvnw -B -q -pl dlock-cli -am package -DskipTests): needs ./dlock and " + JAR);
+        if (!Files.isExecutable(root.resolve(LAUNCHER)) || !Files.isRegularFile(root.resolve(JAR))) {
+            return Optional.of("run from the repository root (or give --cli-root DIR) after building dlock-cli "
+                    + "(./mvnw -B -q -pl dlock-cli -am package -DskipTests): needs "
+                    + root.resolve(LAUNCHER).toAbsolutePath() + " and " + root.resolve(JAR));
         }
         return Optional.empty();
     }
 
     static List<String> command(Contenders contender, String redisUri) {
+        // "./dlock" and not "dlock": a bare name would be looked up on the PATH
+        String launcher = root.toString().isEmpty() ? "./" + LAUNCHER : root.resolve(LAUNCHER).toString();
         return switch (contender) {
-            case CLI_JAR -> List.of("java", "-jar", JAR.toString(), "--redis", redisUri, "status", LOCK);
-            case CLI_LAUNCHER -> List.of("./" + LAUNCHER, "--redis", redisUri, "status", LOCK);
+            case CLI_JAR -> List.of("java", "-jar", root.resolve(JAR).toString(), "--redis", redisUri, "status", LOCK);
+            case CLI_LAUNCHER -> List.of(launcher, "--redis", redisUri, "status", LOCK);
             default -> throw new IllegalArgumentException("not a way to run the CLI: " + contender);
         };
     }

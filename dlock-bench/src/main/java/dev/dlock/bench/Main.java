@@ -30,10 +30,12 @@ import org.openjdk.jmh.util.Statistics;
  *
  * <pre>
  * java -jar dlock-bench/target/dlock-bench.jar [--quick] [--rounds N] [--scenarios a,b,...] [--rtt 500us] [--out FILE]
+ *     [--cli-root DIR]
  * </pre>
  *
  * <p>{@code --rtt} puts a {@link DelayRelay} between every contender and every redis-server, adding
  * that round trip (half each way), so that the figures reflect a network instead of loopback.
+ * {@code --cli-root} makes the cli-startup scenario run another checkout's {@code ./dlock} and jar.
  */
 public final class Main {
 
@@ -103,6 +105,7 @@ public final class Main {
                 }
                 case "--out" -> out = Path.of(args[++i]);
                 case "--rtt" -> rtt = DelayRelay.parseRoundTrip(args[++i]);
+                case "--cli-root" -> CliStartup.runFrom(Path.of(args[++i]));
                 case "--help", "-h" -> {
                     System.out.println(usage());
                     return;
@@ -115,7 +118,7 @@ public final class Main {
 
     static String usage() {
         return "usage: java -jar dlock-bench.jar [--quick] [--rounds N] [--scenarios " + Scenario.ids()
-                + "] [--rtt 500us] [--out docs/benchmarks.md]";
+                + "] [--rtt 500us] [--out docs/benchmarks.md] [--cli-root DIR]";
     }
 
     static int run(Plan plan, Set<Scenario> scenarios, Path out, Duration rtt) throws Exception {

@@ -5,11 +5,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.dlock.DistributedLock;
 import dev.dlock.LockClient;
 import dev.dlock.testing.PostgresServer;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -23,9 +18,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Function;
 import javax.sql.DataSource;
-import org.springframework.integration.jdbc.lock.DefaultLockRepository;
-import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
 /**
  * dlock on PostgreSQL side by side with Spring Integration's {@code JdbcLockRegistry} (its own
@@ -34,9 +26,13 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  * by the run; HikariCP pools of 20 connections (one per client where several clients contend, as
  * separate services would have). Also: what 100,000 held locks cost in the
  * table, and the dead tuples that lock churn leaves with autovacuum on. After the contended dlock run it
- * prints the dlock functions the server ran per acquisition (its round trips).
+ * prints the dlock functions the server ran per acquisition (its round trips). First it measures
+ * what a NOTIFY takes to reach a listening thread, the floor under a handoff to another client.
  *
- * <pre>java -cp dlock-bench.jar dev.dlock.bench.PostgresBench [--rounds N] [--churn PAIRS]</pre>
+ * <pre>java -cp dlock-bench.jar dev.dlock.bench.PostgresBench [--rounds N] [--held LOCKS] [--churn PAIRS] [--autovacuum-tuned]</pre>
+ *
+ * <p>{@code --autovacuum-tuned}: autovacuum wakes every second and vacuums dlock's tables after
+ * 1,000 dead rows without pauses, as deployments.md advises for hot locks (default: PostgreSQL's).
  */
 public final class PostgresBench {
 
@@ -49,33 +45,37 @@ public final class PostgresBench {
     private PostgresBench() {
     }
 
-    /** One lock implementation: a thread-bound lock per name. */
-    private interface Subject extends AutoCloseable {
-        Lock lock(String name);
-
-        @Override
-        void close();
-    }
-
     public static void main(String[] args) throws Exception {
         int rounds = intArg(args, "--rounds", 3);
         int churnPairs = intArg(args, "--churn", 1_000_000);
         int held = intArg(args, "--held", 100_000);
-        try (PostgresServer server = PostgresServer.start("autovacuum=on", "track_functions=all");
+        boolean tuned = Arrays.asList(args).contains("--autovacuum-tuned");
+        try (PostgresServer server = tuned ? PostgresServer.start("autovacuum=on", "track_functions=all", "autovacuum_naptime=1")
+                : PostgresServer.start("autovacuum=on", "track_functions=all");
                 HikariDataSource pool = pool(server.jdbcUrl())) {
             System.out.println("PostgreSQL: " + server.sql("SHOW server_version") + ", loopback, a server of the run's own"
                     + " (fsync off); HikariCP pool of 20; " + Runtime.getRuntime().availableProcessors() + " cores");
-            createJdbcLockRegistrySchema(pool);
-            createRawSchema(pool);
+            NotifyLatency.measure(server.jdbcUrl());
+            PostgresContenders.createJdbcLockRegistrySchema(pool);
+            PostgresContenders.createRawSchema(pool);
+            if (tuned) {
+                LockClient.builder().postgres(pool).build().close(); // creates dlock's tables
+                for (String table : List.of("dlock_hold", "dlock_waiter")) {
+                    server.sql("ALTER TABLE " + table + " SET (autovacuum_vacuum_scale_factor = 0, "
+                            + "autovacuum_vacuum_threshold = 1000, autovacuum_vacuum_cost_delay = 0)");
+                }
+                System.out.println("autovacuum tuned: naptime 1 s; dlock_hold and dlock_waiter vacuumed after 1,000 dead rows");
+            }
             List<String> names = List.of("raw floor", "JdbcLockRegistry", "dlock");
-            List<Function<DataSource, Subject>> subjects = List.of(PostgresBench::raw, PostgresBench::jdbcLockRegistry,
+            List<Function<DataSource, PostgresContenders.Subject>> subjects = List.of(PostgresContenders::raw,
+                    PostgresContenders::jdbcLockRegistry,
                     PostgresBench::dlock);
             for (int round = 1; round <= rounds; round++) {
                 System.out.println("\nround " + round);
                 for (int i = 0; i < names.size(); i++) {
                     // rotate the order each round
                     int k = (i + round) % names.size();
-                    try (Subject subject = subjects.get(k).apply(pool)) {
+                    try (PostgresContenders.Subject subject = subjects.get(k).apply(pool)) {
                         uncontended(names.get(k), subject);
                     }
                     if (k != 0) {
@@ -85,7 +85,7 @@ public final class PostgresBench {
                         TimeUnit.MILLISECONDS.sleep(500);
                         server.sql("SELECT pg_stat_reset()");
                         long acquisitions = 0;
-                        List<Subject> clients = new ArrayList<>();
+                        List<PostgresContenders.Subject> clients = new ArrayList<>();
                         List<HikariDataSource> pools = new ArrayList<>();
                         for (int c = 0; c < CLIENTS; c++) {
                             pools.add(pool(server.jdbcUrl()));
@@ -94,7 +94,7 @@ public final class PostgresBench {
                         try {
                             acquisitions = contended(names.get(k), clients);
                         } finally {
-                            clients.forEach(Subject::close);
+                            clients.forEach(PostgresContenders.Subject::close);
                             pools.forEach(HikariDataSource::close);
                         }
                         if (names.get(k).equals("dlock")) {
@@ -113,7 +113,7 @@ public final class PostgresBench {
         }
     }
 
-    private static void uncontended(String name, Subject subject) {
+    private static void uncontended(String name, PostgresContenders.Subject subject) {
         Lock lock = subject.lock("uncontended");
         for (int i = 0; i < 500; i++) {
             lock.lock();
@@ -138,11 +138,12 @@ public final class PostgresBench {
      * acquisitions/s, the handoff gap (from one holder's release to the next holder's grant, as the
      * next holder sees it), Jain's index over the threads' acquisitions, and exclusion violations.
      */
-    private static long contended(String name, List<Subject> clients) throws Exception {
+    private static long contended(String name, List<PostgresContenders.Subject> clients) throws Exception {
         AtomicBoolean running = new AtomicBoolean(true);
         AtomicInteger inside = new AtomicInteger();
         AtomicInteger violations = new AtomicInteger();
         AtomicLong lastRelease = new AtomicLong();
+        AtomicInteger lastClient = new AtomicInteger(-1);
         long[] counts = new long[THREADS];
         List<long[]> gaps = new ArrayList<>();
         CountDownLatch done = new CountDownLatch(THREADS);
@@ -163,9 +164,12 @@ public final class PostgresBench {
                             violations.incrementAndGet();
                         }
                         long released = lastRelease.get();
-                        if (released != 0 && g < threadGaps.length) {
-                            threadGaps[g++] = granted - released;
+                        if (released != 0 && g < threadGaps.length - 1) {
+                            // a handoff from another client is kept negative
+                            boolean sameClient = lastClient.get() == index % clients.size();
+                            threadGaps[g++] = sameClient ? granted - released : released - granted;
                         }
+                        lastClient.set(index % clients.size());
                         counts[index]++;
                         inside.decrementAndGet();
                         lastRelease.set(System.nanoTime());
@@ -191,11 +195,20 @@ public final class PostgresBench {
             squares += (double) c * c;
         }
         double jain = sum * sum / (THREADS * squares);
-        long[] all = gaps.stream().flatMapToLong(g -> Arrays.stream(g, 0, (int) g[g.length - 1])).sorted().toArray();
-        double gapP50 = all.length == 0 ? Double.NaN : all[all.length / 2] / 1e3;
+        long[] signed = gaps.stream().flatMapToLong(g -> Arrays.stream(g, 0, (int) g[g.length - 1])).toArray();
+        long[] all = Arrays.stream(signed).map(Math::abs).sorted().toArray();
+        long[] within = Arrays.stream(signed).filter(gap -> gap >= 0).sorted().toArray();
+        long[] across = Arrays.stream(signed).filter(gap -> gap < 0).map(Math::abs).sorted().toArray();
         System.out.printf(Locale.ROOT, "  contended (16 threads, 4 clients) %-17s %7.0f acquisitions/s  handoff gap p50 %7.0f µs  Jain %.3f"
-                        + "  exclusion violations %d%n", name, total / (elapsed / 1e9), gapP50, jain, violations.get());
+                        + "  exclusion violations %d%n", name, total / (elapsed / 1e9), p50Micros(all), jain, violations.get());
+        System.out.printf(Locale.ROOT, "    handoffs within a client %.0f%% (gap p50 %.0f µs), to another client %.0f%% (gap p50 %.0f µs)%n",
+                100.0 * within.length / Math.max(1, all.length), p50Micros(within),
+                100.0 * across.length / Math.max(1, all.length), p50Micros(across));
         return total;
+    }
+
+    private static double p50Micros(long[] sorted) {
+        return sorted.length == 0 ? Double.NaN : sorted[sorted.length / 2] / 1e3;
     }
 
     /**
@@ -274,16 +287,9 @@ public final class PostgresBench {
         }
     }
 
-    private static HikariDataSource pool(String jdbcUrl) {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(jdbcUrl);
-        config.setMaximumPoolSize(20);
-        return new HikariDataSource(config);
-    }
-
-    private static Subject dlock(DataSource pool) {
+    private static PostgresContenders.Subject dlock(DataSource pool) {
         LockClient client = LockClient.builder().postgres(pool).build();
-        return new Subject() {
+        return new PostgresContenders.Subject() {
             @Override
             public Lock lock(String name) {
                 return client.getLock(name);
@@ -296,100 +302,11 @@ public final class PostgresBench {
         };
     }
 
-    private static Subject jdbcLockRegistry(DataSource pool) {
-        DefaultLockRepository repository = new DefaultLockRepository(pool);
-        repository.setTransactionManager(new DataSourceTransactionManager(pool));
-        repository.afterPropertiesSet();
-        repository.afterSingletonsInstantiated();
-        JdbcLockRegistry registry = new JdbcLockRegistry(repository);
-        return new Subject() {
-            @Override
-            public Lock lock(String name) {
-                return registry.obtain(name);
-            }
-
-            @Override
-            public void close() {
-                repository.close();
-            }
-        };
-    }
-
-    /** The raw floor: INSERT ... ON CONFLICT DO NOTHING / DELETE ... WHERE owner = ?, one connection per thread. */
-    private static Subject raw(DataSource pool) {
-        return new Subject() {
-            @Override
-            public Lock lock(String name) {
-                return new RawLock(pool, name);
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-    }
-
-    private static final class RawLock extends java.util.concurrent.locks.ReentrantLock {
-        private static final long serialVersionUID = 1L;
-        private final transient Connection connection;
-        private final String name;
-        private final String owner = java.util.UUID.randomUUID().toString();
-
-        RawLock(DataSource pool, String name) {
-            try {
-                this.connection = pool.getConnection();
-            } catch (java.sql.SQLException e) {
-                throw new IllegalStateException(e);
-            }
-            this.name = name;
-        }
-
-        @Override
-        public void lock() {
-            try (PreparedStatement insert = connection.prepareStatement(
-                    "INSERT INTO raw_lock (name, owner) VALUES (?, ?) ON CONFLICT DO NOTHING")) {
-                insert.setString(1, name);
-                insert.setString(2, owner);
-                if (insert.executeUpdate() != 1) {
-                    throw new IllegalStateException("the raw floor is measured uncontended only");
-                }
-            } catch (java.sql.SQLException e) {
-                throw new IllegalStateException(e);
-            }
-        }
-
-        @Override
-        public void unlock() {
-            try (PreparedStatement delete = connection.prepareStatement("DELETE FROM raw_lock WHERE name = ? AND owner = ?")) {
-                delete.setString(1, name);
-                delete.setString(2, owner);
-                delete.executeUpdate();
-            } catch (java.sql.SQLException e) {
-                throw new IllegalStateException(e);
-            }
-        }
-    }
-
-    private static void createRawSchema(DataSource pool) throws Exception {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE raw_lock (name text PRIMARY KEY, owner text NOT NULL)");
-        }
-    }
-
-    /** The schema Spring Integration's docs give for PostgreSQL, read from its jar. */
-    private static void createJdbcLockRegistrySchema(DataSource pool) throws Exception {
-        String sql;
-        try (InputStream in = DefaultLockRepository.class.getResourceAsStream("/org/springframework/integration/jdbc/schema-postgresql.sql")) {
-            sql = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-            for (String statement : sql.split(";")) {
-                String trimmed = statement.strip();
-                if (trimmed.contains("INT_LOCK")) {
-                    s.execute(trimmed);
-                }
-            }
-        }
+    private static HikariDataSource pool(String jdbcUrl) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(jdbcUrl);
+        config.setMaximumPoolSize(20);
+        return new HikariDataSource(config);
     }
 
     private static int intArg(String[] args, String name, int fallback) {

@@ -20,12 +20,13 @@ final class ConnectWithin {
     }
 
     /**
-     * @param budget how long to keep trying; zero: once
-     * @throws LockBackendException Redis stayed unreachable for the whole budget; says so, with
+     * @param budget    how long to keep trying; zero: once
+     * @param storeName what the locks live on, for the message: "Redis", "PostgreSQL"
+     * @throws LockBackendException the store stayed unreachable for the whole budget; says so, with
      *                              the last failure as cause
      * @throws UsageException       Redis refused what no retry mends ({@link Refusals}): at once
      */
-    static LockClient connect(Supplier<LockClient> build, Duration budget) {
+    static LockClient connect(Supplier<LockClient> build, Duration budget, String storeName) {
         long start = System.nanoTime();
         long pauseMs = FIRST_PAUSE_MS;
         while (true) {
@@ -40,7 +41,7 @@ final class ConnectWithin {
                     if (budget.isZero()) {
                         throw failure;
                     }
-                    throw new LockBackendException("Redis unreachable for the whole wait of " + Durations.format(budget)
+                    throw new LockBackendException(storeName + " unreachable for the whole wait of " + Durations.format(budget)
                             + "; last failure: " + failure.getMessage(), failure);
                 }
                 pause(Math.min(pauseMs, leftMs));
@@ -54,7 +55,7 @@ final class ConnectWithin {
             Thread.sleep(ms);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new LockBackendException("interrupted while waiting for Redis", e);
+            throw new LockBackendException("interrupted while waiting for the store", e);
         }
     }
 }

@@ -31,8 +31,8 @@ import picocli.CommandLine.ScopeType;
                 "  names the master the sentinels report). Or --redlock URL,URL,URL: a Redlock",
                 "  over independent masters; or --cluster URL[,URL...]: a Redis Cluster's",
                 "  nodes; or --postgres URL (else $DLOCK_POSTGRES_URL): the locks in PostgreSQL.",
-                "  One of the four. The demo runs on one Redis only and goes on, when nothing",
-                "  answers at the default address, to a redis-server of its own.",
+                "  One of the four. The demo runs on one Redis (going on, when nothing answers",
+                "  at the default address, to a redis-server of its own) or on PostgreSQL.",
                 "%nExit codes:",
                 "    0  ok",
                 "    1  exec: lock not acquired within --wait; release: lock not held;",
@@ -161,20 +161,36 @@ public final class DlockCommand implements Runnable {
     }
 
     /**
-     * The demo's Redis when named: {@code --redis}, else {@code $REDIS_URL}; null when neither is
-     * given. The demo runs on one Redis.
+     * The demo's PostgreSQL when named: {@code --postgres}, else {@code $DLOCK_POSTGRES_URL} (as for
+     * the other commands); null when the options name a Redis or nothing.
      *
-     * @throws UsageException {@code --redlock} or {@code --cluster} is given, or the URL is not acceptable
+     * @throws UsageException the options exclude each other, or the URL is not acceptable
+     */
+    public PostgresSource explicitPostgres() {
+        if (!redlock.isEmpty() || !cluster.isEmpty()) {
+            return null;
+        }
+        ClientOptions options = clientOptions();
+        return options.isPostgres()
+                ? new PostgresSource(options.postgresUrl(), postgres != null ? "--postgres" : POSTGRES_URL_ENV)
+                : null;
+    }
+
+    /**
+     * The demo's Redis when named: {@code --redis}, else {@code $REDIS_URL}; null when neither is
+     * given. The demo runs on one Redis, or on PostgreSQL ({@link #explicitPostgres()}, asked first).
+     *
+     * @throws UsageException {@code --redlock}, {@code --cluster} or PostgreSQL is given, or the URL is not acceptable
      */
     public RedisSource explicitRedis() {
-        if (!redlock.isEmpty() || !cluster.isEmpty() || postgres != null) {
-            throw new UsageException((postgres != null ? "--postgres" : redlock.isEmpty() ? "--cluster" : "--redlock")
-                    + " is for exec, status, list, top and release: the demo runs on one Redis (--redis URL)");
+        if (!redlock.isEmpty() || !cluster.isEmpty()) {
+            throw new UsageException((redlock.isEmpty() ? "--cluster" : "--redlock")
+                    + " is for exec, status, list, top and release: the demo runs on one Redis (--redis URL) "
+                    + "or on PostgreSQL (--postgres URL)");
         }
         ClientOptions options = clientOptions();
         if (options.isPostgres()) {
-            throw new UsageException(POSTGRES_URL_ENV + " is for exec, status, list, top and release: the demo runs on "
-                    + "one Redis (--redis URL)");
+            throw new IllegalStateException("PostgreSQL is named: the demo asks explicitPostgres() first");
         }
         if (redis != null) {
             return new RedisSource(options.redisUrl(), "--redis");
@@ -252,5 +268,9 @@ public final class DlockCommand implements Runnable {
 
     /** A Redis URL and where it came from ({@code --redis} or {@code REDIS_URL}). */
     public record RedisSource(String url, String origin) {
+    }
+
+    /** A PostgreSQL URL and where it came from ({@code --postgres} or {@code DLOCK_POSTGRES_URL}). */
+    public record PostgresSource(String url, String origin) {
     }
 }

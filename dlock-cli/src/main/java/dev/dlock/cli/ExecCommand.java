@@ -160,7 +160,8 @@ public final class ExecCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         long startNanos = System.nanoTime();
         try (LockClient client = ConnectWithin.connect(this::connect,
-                wait != null ? wait : LockClient.DEFAULT_OUTAGE_TOLERANCE)) {
+                wait != null ? wait : LockClient.DEFAULT_OUTAGE_TOLERANCE,
+                dlock.clientOptions().isPostgres() ? "PostgreSQL" : "Redis")) {
             ExecLock lock = ExecLock.of(client, name, permits, shared, exclusive, fair);
             SignalRelay signals = SignalRelay.install(signal -> { });
             Optional<LockHandle> acquired = acquire(lock, signals, startNanos);

@@ -2,7 +2,7 @@ package dev.dlock.cli;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.dlock.LockHold;
+import dev.dlock.HoldInfo;
 import dev.dlock.LockHolder;
 import dev.dlock.LockInfo;
 import java.util.ArrayList;
@@ -40,13 +40,13 @@ final class LockInfoView {
         json.put("locked", info.isLocked());
         json.put("kind", kind(info));
         // of several holds, the holder is the one whose token is shown: the highest
-        Optional<LockHold> newest = info.holds().stream().max(Comparator.comparingLong(LockHold::fencingToken));
+        Optional<HoldInfo> newest = info.holds().stream().max(Comparator.comparingLong(HoldInfo::fencingToken));
         json.put("holder", newest.map(hold -> holderJson(hold.holder()))
                 .orElse(info.holder().map(LockInfoView::holderJson).orElse(null)));
         json.put("holdCount", info.holdCount());
         json.put("remainingLeaseMs", info.remainingLease().toMillis());
         json.put("heldForMs", info.heldFor().toMillis());
-        json.put("fencingToken", info.isLocked() ? newest.map(LockHold::fencingToken).orElse(info.fencingToken()) : null);
+        json.put("fencingToken", info.isLocked() ? newest.map(HoldInfo::fencingToken).orElse(info.fencingToken()) : null);
         json.put("waitingClients", info.waitingClients());
         json.put("permits", info.permits() > 0 ? info.permits() : null);
         json.put("holds", info.holds().stream().map(LockInfoView::holdJson).toList());
@@ -64,10 +64,10 @@ final class LockInfoView {
         if (info.permits() > 0) {
             return "semaphore";
         }
-        return info.holds().stream().anyMatch(LockHold::shared) ? "shared" : "exclusive";
+        return info.holds().stream().anyMatch(HoldInfo::shared) ? "shared" : "exclusive";
     }
 
-    private static Map<String, Object> holdJson(LockHold hold) {
+    private static Map<String, Object> holdJson(HoldInfo hold) {
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("holder", holderJson(hold.holder()));
         json.put("shared", hold.shared());
@@ -78,7 +78,7 @@ final class LockInfoView {
     }
 
     /** "permit of 3: ", "reader: " or "" (an exclusive holder), before a holder in a listing. */
-    static String holdLabel(LockInfo info, LockHold hold) {
+    static String holdLabel(LockInfo info, HoldInfo hold) {
         if (!hold.shared()) {
             return "";
         }
@@ -108,7 +108,7 @@ final class LockInfoView {
     static String text(LockInfo info) {
         StringBuilder out = new StringBuilder();
         out.append("lock '").append(info.name()).append("': ").append(info.isLocked() ? "held" : "free");
-        boolean shared = info.holds().stream().anyMatch(LockHold::shared);
+        boolean shared = info.holds().stream().anyMatch(HoldInfo::shared);
         if (info.permits() > 0) {
             out.append(" (semaphore: ").append(info.holds().size()).append(" of ").append(permits(info.permits()))
                     .append(" held)");
@@ -117,7 +117,7 @@ final class LockInfoView {
         }
         out.append('\n');
         if (shared) {
-            for (LockHold hold : info.holds()) {
+            for (HoldInfo hold : info.holds()) {
                 row(out, hold.shared() ? (info.permits() > 0 ? "permit" : "reader") : "writer", holder(hold.holder())
                         + "; lease left " + Durations.format(hold.remainingLease()) + "; token " + hold.fencingToken());
             }
@@ -163,7 +163,7 @@ final class LockInfoView {
                 rows.add(new String[] {info.name(), info.holder().map(LockInfoView::holder).orElse("-"), heldFor,
                         Durations.format(info.remainingLease()), waiting});
             }
-            for (LockHold hold : info.holds()) {
+            for (HoldInfo hold : info.holds()) {
                 rows.add(new String[] {info.name(), holdLabel(info, hold) + holder(hold.holder()), heldFor,
                         Durations.format(hold.remainingLease()), waiting});
                 heldFor = "";

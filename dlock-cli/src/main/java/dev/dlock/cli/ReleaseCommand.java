@@ -2,7 +2,7 @@ package dev.dlock.cli;
 
 import dev.dlock.DistributedLock;
 import dev.dlock.LockClient;
-import dev.dlock.LockHold;
+import dev.dlock.HoldInfo;
 import dev.dlock.LockInfo;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -50,7 +50,7 @@ public final class ReleaseCommand implements Callable<Integer> {
             if (before.holds().size() > 1) {
                 // a semaphore's permits or a read-write lock's readers: every holder that lost it
                 out.println("released lock '" + name + "' (held by " + before.holds().size() + " holders):");
-                for (LockHold hold : before.holds()) {
+                for (HoldInfo hold : before.holds()) {
                     out.println("  " + LockInfoView.holder(hold.holder()) + ", fencing token " + hold.fencingToken());
                 }
             } else {

@@ -229,7 +229,8 @@ class DemoTest {
         return ((Number) length).longValue();
     }
 
-    private static Row row(Cli.Result result, String mode) {
+    /** The table row of {@code mode} in the demo's output. */
+    static Row row(Cli.Result result, String mode) {
         Matcher matcher = ROW.matcher(result.stdout());
         while (matcher.find()) {
             if (matcher.group(1).equals(mode)) {
@@ -243,6 +244,6 @@ class DemoTest {
         return Long.parseLong(digits.replace(",", ""));
     }
 
-    private record Row(long sold, long oversold, long served) {
+    record Row(long sold, long oversold, long served) {
     }
 }

@@ -6,6 +6,7 @@ import dev.dlock.LockObserver;
 import dev.dlock.LockObserver.HoldEnding;
 import dev.dlock.LockObserver.LossCause;
 import dev.dlock.internal.acquire.Acquisition;
+import dev.dlock.internal.acquire.AllOrNoneAcquisition;
 import dev.dlock.internal.acquire.Attempts;
 import dev.dlock.internal.acquire.ClientNotices;
 import dev.dlock.internal.acquire.LocalHandoff;
@@ -26,6 +27,7 @@ import dev.dlock.internal.store.AcquireReply;
 import dev.dlock.internal.store.LockKind;
 import dev.dlock.internal.store.LockStore;
 import dev.dlock.internal.store.LockTarget;
+import dev.dlock.internal.store.StoreAllOrNone;
 import dev.dlock.internal.store.StoreContext;
 import dev.dlock.internal.store.StoreFactory;
 import java.util.ArrayList;
@@ -73,6 +75,7 @@ public final class LockEngine implements AutoCloseable {
     /** When the last lock kept for a minimum hold frees itself, on the ticker's clock (the start: none). */
     private final AtomicLong minimumHoldsEndNanos;
     private final Set<Acquisition> waiting = ConcurrentHashMap.newKeySet();
+    private final Set<AllOrNoneAcquisition> waitingForAll = ConcurrentHashMap.newKeySet();
 
     /**
      * The engine of a client on the store the factory opens (which the builder chose). Closing
@@ -175,6 +178,44 @@ public final class LockEngine implements AutoCloseable {
                 leaseMs, true, 0, "").start());
     }
 
+    /**
+     * Starts a multi-lock's acquire of every target at once, all or none, for a fresh hold of each
+     * by the current thread; null where the store takes the names one by one instead.
+     *
+     * @param waitNanos how long to wait; negative: without bound
+     */
+    public AllOrNoneAcquisition acquireAll(List<LockTarget> targets, long leaseMs, long waitNanos) {
+        StoreAllOrNone allOrNone = store.allOrNone().orElse(null);
+        if (allOrNone == null) {
+            return null;
+        }
+        requireOpen();
+        clientRecord.beforeAcquire(leaseMs);
+        AllOrNoneAcquisition acquisition = new AllOrNoneAcquisition(acquireContext, allOrNone, targets,
+                identity.ownerPrefix(), identity.holderDescription(), leaseMs, waitNanos);
+        waitingForAll.add(acquisition);
+        acquisition.result().whenComplete((grants, error) -> waitingForAll.remove(acquisition));
+        if (closed) {
+            acquisition.abortBecauseClientClosed();
+        }
+        return acquisition.start();
+    }
+
+    /** Whether a multi-lock's names are taken in one step, all or none ({@link #acquireAll}). */
+    public boolean takesAllAtOnce() {
+        return store.allOrNone().isPresent();
+    }
+
+    /** Files the grants of an all-or-none acquire as holds, one per target, in their order. */
+    public List<Hold> registerAll(AllOrNoneAcquisition acquisition, List<AcquireReply.Granted> grants, boolean renewed) {
+        List<Hold> registered = new ArrayList<>();
+        for (int i = 0; i < grants.size(); i++) {
+            registered.add(register(acquisition.targets().get(i), LockKind.REENTRANT, acquisition.owners().get(i),
+                    acquisition.holder(), acquisition.leaseMs(), grants.get(i), renewed, acquisition.site(), 0));
+        }
+        return registered;
+    }
+
     /** Keeps the acquisition known until it ends, so that {@link #close()} can end its wait. */
     private Acquisition track(Acquisition acquisition) {
         waiting.add(acquisition);
@@ -195,8 +236,13 @@ public final class LockEngine implements AutoCloseable {
     /** Files a granted acquisition as a hold; {@code renewed}: the watchdog keeps its lease. */
     public Hold register(Acquisition acquisition, AcquireReply.Granted grant, boolean renewed) {
         Attempts attempts = acquisition.attempts();
-        Hold hold = new Hold(acquisition.target(), acquisition.kind(), attempts.owner(), attempts.holder(),
-                grant.token(), attempts.leaseMs(), grant.validUntilNanos(), ticker, acquisition.site());
+        return register(acquisition.target(), acquisition.kind(), attempts.owner(), attempts.holder(), attempts.leaseMs(),
+                grant, renewed, acquisition.site(), acquisition.shortHandoverFromNanos());
+    }
+
+    private Hold register(LockTarget target, LockKind kind, String owner, String holder, long leaseMs,
+                          AcquireReply.Granted grant, boolean renewed, StackTraceElement site, long shortHandoverFrom) {
+        Hold hold = new Hold(target, kind, owner, holder, grant.token(), leaseMs, grant.validUntilNanos(), ticker, site);
         holds.add(hold);
         events.holdStarted(hold);
         handoff.registered(hold);
@@ -205,7 +251,6 @@ public final class LockEngine implements AutoCloseable {
         } else {
             leaseTimers.loseAtLeaseEnd(hold);
         }
-        long shortHandoverFrom = acquisition.shortHandoverFromNanos();
         if (shortHandoverFrom != 0) {
             handoverRenewal.schedule(hold, shortHandoverFrom, renewed);
         }
@@ -274,6 +319,9 @@ public final class LockEngine implements AutoCloseable {
         }
         closed = true;
         for (Acquisition acquisition : waiting) {
+            acquisition.abortBecauseClientClosed();
+        }
+        for (AllOrNoneAcquisition acquisition : waitingForAll) {
             acquisition.abortBecauseClientClosed();
         }
         watchdog.stop();

@@ -2,7 +2,7 @@ package dev.dlock.internal;
 
 import dev.dlock.DistributedLock;
 import dev.dlock.LockHandle;
-import dev.dlock.LockHold;
+import dev.dlock.HoldInfo;
 import dev.dlock.LockInfo;
 import dev.dlock.internal.settings.Validation;
 import dev.dlock.internal.store.LockKind;
@@ -22,7 +22,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Several reentrant locks taken as one: all of them or none. The names are always taken in one
+ * Several reentrant locks taken as one: all of them or none. Where the store can (PostgreSQL),
+ * every name is taken in one step ({@link AllAtOnce}): all or none at once, nothing held while it
+ * waits. Elsewhere the names are always taken in one
  * order (sorted), so processes that ask for overlapping sets in different orders cannot deadlock:
  * whoever holds the first name of the overlap is the only one who can go on to the next. An
  * acquire that cannot take some name (busy within the wait, interrupted, Redis failing) gives back
@@ -33,6 +35,7 @@ import org.slf4j.LoggerFactory;
 public final class StoreMultiLock implements DistributedLock {
 
     private static final Logger LOG = LoggerFactory.getLogger(StoreMultiLock.class);
+    private static final long WAIT_FOREVER = -1;
 
     private final LockEngine engine;
     private final List<LockTarget> targets;
@@ -65,17 +68,29 @@ public final class StoreMultiLock implements DistributedLock {
 
     @Override
     public void lock() {
+        if (takesAllAtOnce()) {
+            atOnceUninterruptibly(engine.watchdogLeaseMs(), true, WAIT_FOREVER);
+            return;
+        }
         takeAll(DistributedLock::lock);
     }
 
     @Override
     public void lock(Duration lease) {
-        Validation.leaseMillis("lease", lease);
+        long leaseMs = Validation.leaseMillis("lease", lease);
+        if (takesAllAtOnce()) {
+            atOnceUninterruptibly(leaseMs, false, WAIT_FOREVER);
+            return;
+        }
         takeAll(lock -> lock.lock(lease));
     }
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
+        if (takesAllAtOnce()) {
+            AllAtOnce.take(engine, targets, engine.watchdogLeaseMs(), true, WAIT_FOREVER, true);
+            return;
+        }
         List<DistributedLock> taken = new ArrayList<>();
         try {
             for (DistributedLock lock : locks) {
@@ -90,6 +105,9 @@ public final class StoreMultiLock implements DistributedLock {
 
     @Override
     public boolean tryLock() {
+        if (takesAllAtOnce()) {
+            return atOnceUninterruptibly(engine.watchdogLeaseMs(), true, 0);
+        }
         return tryAll(lock -> lock.tryLock());
     }
 
@@ -98,15 +116,39 @@ public final class StoreMultiLock implements DistributedLock {
         if (unit == null) {
             throw new IllegalArgumentException("time unit must not be null");
         }
-        long deadline = System.nanoTime() + (time <= 0 ? 0 : Validation.waitNanos(time, unit));
+        long waitNanos = time <= 0 ? 0 : Validation.waitNanos(time, unit);
+        if (takesAllAtOnce()) {
+            return AllAtOnce.take(engine, targets, engine.watchdogLeaseMs(), true, waitNanos, true);
+        }
+        long deadline = System.nanoTime() + waitNanos;
         return tryAllInterruptibly(lock -> lock.tryLock(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
     }
 
     @Override
     public boolean tryLock(Duration wait, Duration lease) throws InterruptedException {
-        long deadline = System.nanoTime() + Validation.waitNanos(wait);
-        Validation.leaseMillis("lease", lease);
+        long waitNanos = Validation.waitNanos(wait);
+        long leaseMs = Validation.leaseMillis("lease", lease);
+        if (takesAllAtOnce()) {
+            return AllAtOnce.take(engine, targets, leaseMs, false, waitNanos, true);
+        }
+        long deadline = System.nanoTime() + waitNanos;
         return tryAllInterruptibly(lock -> lock.tryLock(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), lease));
+    }
+
+    /**
+     * Whether this acquire takes every name in one step of the store (all or none): where the store
+     * can, and the thread holds none of the names yet (a re-entry goes name by name).
+     */
+    private boolean takesAllAtOnce() {
+        return engine.takesAllAtOnce() && locks.stream().noneMatch(DistributedLock::isHeldByCurrentThread);
+    }
+
+    private boolean atOnceUninterruptibly(long leaseMs, boolean renewed, long waitNanos) {
+        try {
+            return AllAtOnce.take(engine, targets, leaseMs, renewed, waitNanos, false);
+        } catch (InterruptedException e) {
+            throw new AssertionError("an uninterruptible acquire was interrupted", e);
+        }
     }
 
     private interface Attempt {
@@ -276,7 +318,7 @@ public final class StoreMultiLock implements DistributedLock {
         if (held.isEmpty()) {
             return new LockInfo(name, keys, Optional.empty(), 0, Duration.ZERO, 0, waiting, Duration.ZERO, List.of(), 0);
         }
-        List<LockHold> holds = held.stream().flatMap(info -> info.holds().stream()).toList();
+        List<HoldInfo> holds = held.stream().flatMap(info -> info.holds().stream()).toList();
         return new LockInfo(name, keys, held.get(0).holder(), held.get(0).holdCount(),
                 held.stream().map(LockInfo::remainingLease).min(Duration::compareTo).orElseThrow(),
                 held.stream().mapToLong(LockInfo::fencingToken).max().orElseThrow(), waiting,
@@ -285,25 +327,40 @@ public final class StoreMultiLock implements DistributedLock {
 
     @Override
     public CompletableFuture<LockHandle> acquireAsync() {
+        if (engine.takesAllAtOnce()) {
+            return HandleAcquire.untilAcquired(AllAtOnce.handle(engine, name, targets, engine.watchdogLeaseMs(), true,
+                    WAIT_FOREVER));
+        }
         return HandleAcquire.untilAcquired(acquireAll(lock -> MultiAcquire.step(lock.acquireAsync())));
     }
 
     @Override
     public CompletableFuture<LockHandle> acquireAsync(Duration lease) {
-        Validation.leaseMillis("lease", lease);
+        long leaseMs = Validation.leaseMillis("lease", lease);
+        if (engine.takesAllAtOnce()) {
+            return HandleAcquire.untilAcquired(AllAtOnce.handle(engine, name, targets, leaseMs, false, WAIT_FOREVER));
+        }
         return HandleAcquire.untilAcquired(acquireAll(lock -> MultiAcquire.step(lock.acquireAsync(lease))));
     }
 
     @Override
     public CompletableFuture<Optional<LockHandle>> tryAcquireAsync(Duration wait) {
-        long deadline = System.nanoTime() + Validation.waitNanos(wait);
+        long waitNanos = Validation.waitNanos(wait);
+        if (engine.takesAllAtOnce()) {
+            return AllAtOnce.handle(engine, name, targets, engine.watchdogLeaseMs(), true, waitNanos);
+        }
+        long deadline = System.nanoTime() + waitNanos;
         return acquireAll(lock -> lock.tryAcquireAsync(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))));
     }
 
     @Override
     public CompletableFuture<Optional<LockHandle>> tryAcquireAsync(Duration wait, Duration lease) {
-        long deadline = System.nanoTime() + Validation.waitNanos(wait);
-        Validation.leaseMillis("lease", lease);
+        long waitNanos = Validation.waitNanos(wait);
+        long leaseMs = Validation.leaseMillis("lease", lease);
+        if (engine.takesAllAtOnce()) {
+            return AllAtOnce.handle(engine, name, targets, leaseMs, false, waitNanos);
+        }
+        long deadline = System.nanoTime() + waitNanos;
         return acquireAll(lock -> lock.tryAcquireAsync(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), lease));
     }
 

@@ -293,30 +293,124 @@ DECLARE
     v_token bigint;
 BEGIN
     PERFORM pg_advisory_xact_lock(1684826987, hashtext(p_name));  -- dlock_serialize, written out
-    UPDATE dlock_hold SET hold_count = hold_count - 1
-     WHERE name = p_name AND owner = p_owner AND mode = p_mode AND lease_end > v_now
-    RETURNING hold_count, token INTO v_left, v_token;
+    -- the last hold goes in one statement (one dead tuple, not an update's two); an inner re-entry
+    -- counts down
+    DELETE FROM dlock_hold WHERE name = p_name AND owner = p_owner AND mode = p_mode AND lease_end > v_now
+                             AND hold_count = 1
+    RETURNING token INTO v_token;
     IF NOT FOUND THEN
-        RETURN -1;
+        UPDATE dlock_hold SET hold_count = hold_count - 1
+         WHERE name = p_name AND owner = p_owner AND mode = p_mode AND lease_end > v_now AND hold_count > 1
+        RETURNING hold_count INTO v_left;
+        RETURN CASE WHEN FOUND THEN v_left ELSE -1 END;
     END IF;
-    IF v_left > 0 THEN
-        RETURN v_left;
-    END IF;
-    DELETE FROM dlock_hold WHERE name = p_name AND (owner = p_owner AND mode = p_mode OR lease_end <= v_now);
+    DELETE FROM dlock_hold WHERE name = p_name AND lease_end <= v_now;
     DELETE FROM dlock_waiter WHERE name = p_name AND deadline <= v_now;
     PERFORM dlock_pass_on(p_name, v_token, v_now, '', true);
     RETURN 0;
 END $$;
 
+-- A multi-lock's acquire attempt: every name of p_names as a reentrant lock ('x'), all of them or
+-- none, in this one transaction. p_owners[i] is the attempt's owner id of p_names[i]; p_waiter_id
+-- the multi-lock's waiter id, the same for all its attempts ('' when it does not queue). A name held
+-- under p_waiter_id was handed to the waiter by a release: it counts as free for this attempt.
+-- Granted: one row per name, in the order given (ord, 1, token, 0). Else one row (ord, 0, ticket,
+-- retry_ms) naming the first busy name, held by others or free with others queued first (who then
+-- get it, as in dlock_acquire); nothing else of the acquisition is left in the tables: a name
+-- handed to its waiter id is passed on, and only the busy name keeps it queued (when p_may_wait).
+CREATE OR REPLACE FUNCTION dlock_acquire_all(p_names text[], p_owners text[], p_lease_ms bigint, p_holder text,
+        p_waiter_id text, p_waiter_timeout_ms bigint, p_may_wait boolean)
+RETURNS TABLE (ord integer, status integer, token bigint, retry_ms bigint)
+LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+#variable_conflict use_column
+DECLARE
+    v_now timestamptz := clock_timestamp();
+    v_lease_end timestamptz := v_now + p_lease_ms * interval '1 millisecond';
+    v_hash integer;
+    v_busy integer;
+    v_first text;
+    v_name text;
+    v_token bigint;
+    v_retry bigint;
+    v_ticket bigint := 0;
+    i integer;
+BEGIN
+    -- the names in one order, whatever the caller's: two multi-locks never wait for each other in a
+    -- cycle, and a single name's call holds one advisory lock only
+    FOR v_hash IN SELECT DISTINCT hashtext(n) FROM unnest(p_names) n ORDER BY 1 LOOP
+        PERFORM pg_advisory_xact_lock(1684826987, v_hash);
+    END LOOP;
+    DELETE FROM dlock_hold WHERE name = ANY (p_names) AND lease_end <= v_now;
+    DELETE FROM dlock_waiter WHERE name = ANY (p_names) AND deadline <= v_now;
+
+    FOR i IN 1 .. array_length(p_names, 1) LOOP
+        IF EXISTS (SELECT 1 FROM dlock_hold WHERE name = p_names[i] AND owner <> p_waiter_id) THEN
+            v_busy := i;
+            EXIT;
+        END IF;
+        CONTINUE WHEN EXISTS (SELECT 1 FROM dlock_hold WHERE name = p_names[i]);  -- handed to this waiter
+        SELECT waiter_id INTO v_first FROM dlock_waiter
+         WHERE name = p_names[i] AND mode = 'x' ORDER BY ticket LIMIT 1;
+        IF FOUND AND v_first <> p_waiter_id THEN
+            -- free with others queued first (its holder's lease ran out): the first gets it now
+            PERFORM dlock_pass_on(p_names[i], 0, v_now, '', false);
+            v_busy := i;
+            EXIT;
+        END IF;
+    END LOOP;
+
+    IF v_busy IS NOT NULL THEN
+        -- none of the others stays with this acquisition: names handed to it go on to their queues
+        FOR v_name, v_token IN DELETE FROM dlock_hold
+                WHERE name = ANY (p_names) AND name <> p_names[v_busy] AND owner = p_waiter_id
+                RETURNING name, token LOOP
+            PERFORM dlock_pass_on(v_name, v_token, v_now, p_waiter_id, true);
+        END LOOP;
+        DELETE FROM dlock_waiter WHERE name = ANY (p_names) AND name <> p_names[v_busy] AND waiter_id = p_waiter_id;
+        SELECT greatest(1, ceil(extract(epoch FROM min(lease_end) - v_now) * 1000))::bigint INTO v_retry
+          FROM dlock_hold WHERE name = p_names[v_busy];
+        v_retry := coalesce(v_retry, greatest(1, p_waiter_timeout_ms));
+        IF p_may_wait AND p_waiter_id <> '' THEN
+            INSERT INTO dlock_waiter AS w VALUES (p_names[v_busy], p_waiter_id, 'x', nextval('dlock_ticket_seq'),
+                   v_now + p_waiter_timeout_ms * interval '1 millisecond', p_lease_ms, p_holder)
+            ON CONFLICT (name, waiter_id) DO UPDATE SET deadline = excluded.deadline,
+                   lease_ms = excluded.lease_ms, holder = excluded.holder
+            RETURNING w.ticket INTO v_ticket;
+        END IF;
+        RETURN QUERY SELECT v_busy, 0, v_ticket, v_retry;
+        RETURN;
+    END IF;
+
+    FOR i IN 1 .. array_length(p_names, 1) LOOP
+        UPDATE dlock_hold SET owner = p_owners[i], lease_end = v_lease_end
+         WHERE name = p_names[i] AND owner = p_waiter_id AND p_waiter_id <> ''
+        RETURNING token INTO v_token;
+        IF NOT FOUND THEN
+            v_token := dlock_next_token();
+            -- the same attempt asking again after an outcome it did not learn keeps its grant
+            INSERT INTO dlock_hold AS h VALUES (p_names[i], p_owners[i], 'x', 1, v_token, v_lease_end, v_now, p_holder, 0, 0)
+            ON CONFLICT (name, owner, mode) DO UPDATE SET lease_end = greatest(h.lease_end, excluded.lease_end)
+            RETURNING h.token INTO v_token;
+        END IF;
+        RETURN QUERY SELECT i, 1, v_token, 0::bigint;
+    END LOOP;
+    IF p_waiter_id <> '' THEN
+        DELETE FROM dlock_waiter WHERE name = ANY (p_names) AND waiter_id = p_waiter_id;
+    END IF;
+END $$;
+
 -- The last release of p_from_owner's exclusive hold while one of its client's waiters is parked
 -- (waiter id p_to_waiter_id): the lock goes to the first live queued waiter unless that is the
--- parked waiter itself (outcome 'queued', waiter its id); else, with nobody queued, when more
--- connections than the releaser's p_own_subscriptions are subscribed to the lock's channel (waiters
--- that are not queued), it is released for everyone ('released'); else it is granted to p_to_owner
--- (hold count 1, a fresh token, lease p_lease_ms; 'own', token), whose queue entry goes.
--- 'not_owner': p_from_owner did not hold it; nothing changed.
+-- parked waiter itself or p_pass_queue lets the parked waiter go first (the client bounds how often
+-- in a row, see PostgresStore) (outcome 'queued', waiter its id); else, with nobody queued, when
+-- more connections than the releaser's p_own_subscriptions are subscribed to the lock's channel
+-- (waiters that are not queued), it is released for everyone ('released'); else it is granted to
+-- p_to_owner (hold count 1, a fresh token, lease p_lease_ms; 'own', token, waiter the queued waiter
+-- it went ahead of, or ''), whose queue entry goes. 'not_owner': p_from_owner did not hold it;
+-- nothing changed.
+DROP FUNCTION IF EXISTS dlock_hand_off(text, text, integer, text, bigint, text);
 CREATE OR REPLACE FUNCTION dlock_hand_off(p_name text, p_from_owner text, p_own_subscriptions integer,
-        p_to_owner text, p_lease_ms bigint, p_to_waiter_id text,
+        p_to_owner text, p_lease_ms bigint, p_to_waiter_id text, p_pass_queue boolean,
         OUT outcome text, OUT token bigint, OUT waiter text)
 LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 #variable_conflict use_column
@@ -325,7 +419,7 @@ DECLARE
     v_token bigint;
     v_head text;
 BEGIN
-    PERFORM dlock_serialize(p_name);
+    PERFORM pg_advisory_xact_lock(1684826987, hashtext(p_name));  -- dlock_serialize, written out
     token := 0; waiter := '';
     DELETE FROM dlock_hold WHERE name = p_name AND owner = p_from_owner AND mode = 'x' AND lease_end > v_now
     RETURNING token INTO v_token;
@@ -336,11 +430,13 @@ BEGIN
     PERFORM dlock_drop_ended(p_name, v_now);
     SELECT waiter_id INTO v_head FROM dlock_waiter WHERE name = p_name AND mode = 'x' ORDER BY ticket LIMIT 1;
     IF v_head IS NOT NULL AND v_head <> p_to_waiter_id THEN
-        waiter := dlock_pass_on(p_name, v_token, v_now, '', false);
-        outcome := 'queued';
-        RETURN;
-    END IF;
-    IF v_head IS NULL
+        IF NOT p_pass_queue THEN
+            waiter := dlock_pass_on(p_name, v_token, v_now, '', false);
+            outcome := 'queued';
+            RETURN;
+        END IF;
+        waiter := v_head;
+    ELSIF v_head IS NULL
             AND (SELECT count(*) FROM dlock_listener WHERE channel = p_name || ':released') > p_own_subscriptions THEN
         PERFORM dlock_publish(p_name || ':released', v_token::text);
         outcome := 'released';

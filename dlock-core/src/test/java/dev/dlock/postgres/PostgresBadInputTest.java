@@ -52,6 +52,19 @@ class PostgresBadInputTest {
     }
 
     @Test
+    void functionsOfAnEarlierBuildOfTheSchemaAreReplacedAtBuild() {
+        LockClient.builder().postgres(postgres.server().jdbcUrl()).postgresSchema("earlier").build().close();
+        // an earlier build's hand-off took one argument less
+        postgres.server().sql("DROP FUNCTION earlier.dlock_hand_off(text, text, integer, text, bigint, text, boolean)");
+        try (LockClient client = LockClient.builder().postgres(postgres.server().jdbcUrl()).postgresSchema("earlier").build()) {
+            assertThat(postgres.server().sql("SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+                    + "WHERE n.nspname = 'earlier' AND p.proname = 'dlock_hand_off' AND p.pronargs = 7")).isEqualTo("1");
+            client.getLock("after-upgrade").lock();
+            client.getLock("after-upgrade").unlock();
+        }
+    }
+
+    @Test
     void aTableOfAnotherShapeFailsTheBuildNamingTheColumns() {
         postgres.server().sql("CREATE SCHEMA odd; CREATE TABLE odd.dlock_hold (name text, owner text, expires bigint)");
         assertThatThrownBy(() -> LockClient.builder().postgres(postgres.server().jdbcUrl()).postgresSchema("odd").build())

@@ -1,21 +1,28 @@
 package dev.dlock.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.dlock.DistributedLock;
+import dev.dlock.LockBackendException;
 import dev.dlock.LockClient;
 import dev.dlock.LockHandle;
+import dev.dlock.LockObserver;
 import dev.dlock.testing.PostgresServers;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -65,6 +72,84 @@ class PostgresWaitersTest {
         assertThat(postgres.server().sql("SELECT count(*) FROM dlock_hold WHERE lease_end > now()"))
                 .as("holds left: %s", postgres.server().sql("SELECT * FROM dlock_hold")).isEqualTo("0");
         assertThat(postgres.server().sql("SELECT count(*) FROM dlock_waiter")).isEqualTo("0");
+    }
+
+    /**
+     * A client holds a lock; a thread of another client queues for it, then a second thread of the
+     * holder's client: the release hands the lock to that second thread, ahead of the queued
+     * waiter (one round trip, no NOTIFY), and the two threads, taking turns (1 ms holds), pass it
+     * between them ahead of the waiter only a bounded number of times, after which the waiter gets
+     * it while they still want it.
+     */
+    @Test
+    void aReleaseMayHandTheLockToAThreadOfItsOwnClientAheadOfAQueuedWaiterABoundedNumberOfTimes() throws Exception {
+        AtomicInteger localWaits = new AtomicInteger();
+        LockClient local = observedClient(localWaits);
+        AtomicInteger remoteWaits = new AtomicInteger();
+        LockClient remote = observedClient(remoteWaits);
+        List<Long> localGrants = Collections.synchronizedList(new ArrayList<>());
+        AtomicBoolean running = new AtomicBoolean(true);
+        CountDownLatch firstRelease = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            pool.submit(() -> {
+                DistributedLock lock = local.getLock("passing");
+                lock.lock();
+                localGrants.add(System.nanoTime());
+                firstRelease.await();
+                lock.unlock();
+                takeTurns(lock, localGrants, running);
+                return null;
+            });
+            await().atMost(Duration.ofSeconds(30)).until(() -> localGrants.size() == 1);
+            CompletableFuture<Long> remoteGrant = remote.getLock("passing").tryAcquireAsync(Duration.ofSeconds(30))
+                    .thenApply(handle -> {
+                        long at = System.nanoTime();
+                        assertThat(handle).as("the waiter of the other client acquires").isPresent();
+                        handle.get().releaseAsync();
+                        return at;
+                    });
+            // it waits once the database refused it and queued it
+            await().atMost(Duration.ofSeconds(30)).until(() -> remoteWaits.get() == 1);
+            long queued = System.nanoTime();
+            pool.submit(() -> {
+                takeTurns(local.getLock("passing"), localGrants, running);
+                return null;
+            });
+            await().atMost(Duration.ofSeconds(30)).until(() -> localWaits.get() == 1);
+            firstRelease.countDown();
+            long remoteGrantedAt = remoteGrant.get(30, TimeUnit.SECONDS);
+            long passedBy = localGrants.stream().filter(at -> at > queued && at < remoteGrantedAt).count();
+            // first come first served, the queued waiter would have had the first release
+            assertThat(passedBy).as("grants to the holder's client while the other client's waiter was queued")
+                    .isBetween(1L, 32L);
+        } finally {
+            running.set(false);
+            firstRelease.countDown();
+            pool.shutdown();
+            assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    private LockClient observedClient(AtomicInteger waits) {
+        LockClient client = LockClient.builder().postgres(postgres.server().jdbcUrl()).observer(new LockObserver() {
+            @Override
+            public void waitStarted(Kind kind, String lockName) {
+                waits.incrementAndGet();
+            }
+        }).build();
+        clients.add(client);
+        return client;
+    }
+
+    /** Takes the lock again and again, holding it 1 ms each time, while {@code running}. */
+    private static void takeTurns(DistributedLock lock, List<Long> grants, AtomicBoolean running) {
+        while (running.get()) {
+            lock.lock();
+            grants.add(System.nanoTime());
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+            lock.unlock();
+        }
     }
 
     @Test
@@ -127,5 +212,9 @@ class PostgresWaitersTest {
         postgres.server().kill();
         assertThat(handle.whenLost()).succeedsWithin(Duration.ofSeconds(15));
         assertThat(handle.isValid()).isFalse();
+        // an acquire gives up at the end of its wait, naming what it waited for
+        assertThatThrownBy(() -> client.getLock("gone-too").tryLock(1, TimeUnit.SECONDS))
+                .isInstanceOf(LockBackendException.class)
+                .hasMessageStartingWith("PostgreSQL unreachable for the whole wait of 1.0 s");
     }
 }

@@ -1,29 +1,26 @@
 package dev.dlock.cli.demo;
 
 import dev.dlock.LockClient;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * One of the shop's app servers: its own {@link LockClient}, its own Redis connection for the
- * stock and orders, and its own buyer threads, as separate processes on separate machines would
- * have. (They share a JVM only so that the demo starts in a second.)
+ * One of the shop's app servers: its own {@link LockClient}, its own way to the stock and orders,
+ * and its own buyer threads, as separate processes on separate machines would have. (They share a
+ * JVM only so that the demo starts in a second.)
  */
 final class AppServer implements AutoCloseable {
 
     private final String name;
     private final LockClient locks;
-    private final StatefulRedisConnection<String, String> connection;
+    private final Stockroom stockroom;
     private final ExecutorService threads;
 
-    AppServer(String name, LockClient locks, RedisClient redis, int threadCount) {
+    AppServer(String name, LockClient locks, Stockroom stockroom, int threadCount) {
         this.name = name;
         this.locks = locks;
-        this.connection = redis.connect();
+        this.stockroom = stockroom;
         AtomicInteger number = new AtomicInteger();
         this.threads = Executors.newFixedThreadPool(threadCount, runnable -> {
             Thread thread = new Thread(runnable, name + "-buyer-" + number.incrementAndGet());
@@ -40,9 +37,9 @@ final class AppServer implements AutoCloseable {
         return locks;
     }
 
-    /** Thread-safe: Lettuce pipelines every thread's commands on the one connection. */
-    RedisCommands<String, String> redis() {
-        return connection.sync();
+    /** Safe for every buyer thread of this server. */
+    Stockroom stockroom() {
+        return stockroom;
     }
 
     ExecutorService threads() {
@@ -53,7 +50,7 @@ final class AppServer implements AutoCloseable {
     public void close() {
         threads.shutdownNow();
         try {
-            connection.close();
+            stockroom.close();
         } finally {
             locks.close();
         }

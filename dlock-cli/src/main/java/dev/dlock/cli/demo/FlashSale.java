@@ -1,13 +1,10 @@
 package dev.dlock.cli.demo;
 
 import dev.dlock.DistributedLock;
+import dev.dlock.LockClient;
 import dev.dlock.cli.DlockCommand;
 import dev.dlock.cli.Durations;
 import dev.dlock.cli.ExitCodes;
-import dev.dlock.cli.UsageException;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisException;
-import io.lettuce.core.api.sync.RedisCommands;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,7 +24,6 @@ final class FlashSale {
 
     static final String ITEM = "phone";
     static final String LOCK_NAME = "flash-sale:" + ITEM;
-    static final String KEY_PREFIX = "dlock-demo:";
 
     private final FlashSaleOptions options;
     private final DlockCommand dlock;
@@ -48,13 +44,13 @@ final class FlashSale {
         // the port first: when it cannot be had, nothing else is started
         try (DemoMetrics metrics = DemoMetrics.start(options.metricsPort)) {
             int exitCode;
-            try (RedisForDemo redis = RedisForDemo.locate(dlock)) {
-                out.println(redis.announcement());
+            try (DemoStore store = locateStore()) {
+                out.println(store.announcement());
                 if (metrics.served()) {
                     out.println("metrics: serving " + metrics.url() + " (Prometheus text) while the demo runs");
                 }
                 out.flush();
-                exitCode = report(sellInEachMode(redis.url(), metrics), metrics);
+                exitCode = report(sellInEachMode(store, metrics), metrics);
             }
             if (options.metricsLinger) {
                 metrics.lingerUntilEnter(out);
@@ -63,11 +59,16 @@ final class FlashSale {
         }
     }
 
-    private List<ModeResult> sellInEachMode(String url, DemoMetrics metrics) {
-        RedisClient shopClient = RedisClient.create(url);
+    /** PostgreSQL when named ({@code --postgres}, {@code DLOCK_POSTGRES_URL}), else a Redis ({@link RedisForDemo}). */
+    private DemoStore locateStore() {
+        DlockCommand.PostgresSource postgres = dlock.explicitPostgres();
+        return postgres != null ? PostgresForDemo.connect(postgres) : RedisForDemo.locate(dlock);
+    }
+
+    private List<ModeResult> sellInEachMode(DemoStore store, DemoMetrics metrics) {
         List<AppServer> servers = List.of();
         try {
-            servers = openServers(url, shopClient, metrics);
+            servers = openServers(store, metrics);
             out.printf("flash sale: %,d %ss in stock, %,d buyers on %d app servers (LockClients) x %d threads%n",
                     options.stock, ITEM, options.buyers, options.clients, options.threads);
             out.printf("a purchase reads the stock, checks it, pauses %s, writes it back minus one and "
@@ -83,7 +84,6 @@ final class FlashSale {
             return results;
         } finally {
             servers.forEach(AppServer::close);
-            shopClient.shutdown(Duration.ZERO, Duration.ofSeconds(1));
         }
     }
 
@@ -105,30 +105,30 @@ final class FlashSale {
         return lockHeld ? ExitCodes.OK : ExitCodes.FAILED;
     }
 
-    private List<AppServer> openServers(String url, RedisClient shopClient, DemoMetrics metrics) {
+    private List<AppServer> openServers(DemoStore store, DemoMetrics metrics) {
         List<AppServer> servers = new ArrayList<>();
         try {
             for (int i = 1; i <= options.clients; i++) {
                 String name = "flash-sale-app-" + i;
-                servers.add(new AppServer(name,
-                        dlock.clientBuilder(url).clientName(name).observer(metrics.observer()).build(), shopClient,
-                        options.threads));
+                LockClient locks = store.lockClient(dlock).clientName(name).observer(metrics.observer()).build();
+                try {
+                    servers.add(new AppServer(name, locks, store.openStockroom(), options.threads));
+                } catch (RuntimeException e) {
+                    locks.close();
+                    throw e;
+                }
             }
             return servers;
-        } catch (RedisException e) {
-            servers.forEach(AppServer::close);
-            throw new UsageException("cannot connect to Redis at " + RedisForDemo.withoutPassword(url) + ": "
-                    + e.getMessage(), e);
         } catch (RuntimeException e) {
             servers.forEach(AppServer::close);
-            throw e;
+            throw store.connectFailure(e);
         }
     }
 
     private ModeResult sell(Mode mode, List<AppServer> servers) {
-        RedisCommands<String, String> admin = servers.get(0).redis();
-        Shop shop = new Shop(KEY_PREFIX + runId + ":" + mode.label() + ":", options.pause);
-        shop.stockUp(admin, options.stock);
+        Stockroom admin = servers.get(0).stockroom();
+        Shop shop = new Shop(runId + ":" + mode.label(), options.pause);
+        admin.stockUp(shop.sale(), options.stock);
 
         AtomicInteger nextBuyer = new AtomicInteger();
         AtomicInteger served = new AtomicInteger();
@@ -146,13 +146,11 @@ final class FlashSale {
             awaitAll(workers, nextBuyer);
         }
         Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
-        long orders = shop.orders(admin);
+        long orders = admin.orders(shop.sale());
         if (options.keepData) {
-            admin.expire(shop.ordersKey(), Shop.KEY_TTL);
-            out.printf("  %s: kept %s and %s (expire in 10 minutes)%n", mode.label(), shop.stockKey(),
-                    shop.ordersKey());
+            out.printf("  %s: %s%n", mode.label(), admin.keep(shop.sale()));
         } else {
-            shop.delete(admin);
+            admin.delete(shop.sale());
         }
         return new ModeResult(mode, options.stock, orders, served.get(), elapsed, lockWaits);
     }
@@ -160,7 +158,7 @@ final class FlashSale {
     /** One buyer thread: takes the next buyer until every buyer has had a go. */
     private void buyers(Mode mode, AppServer server, Shop shop, AtomicInteger nextBuyer, AtomicInteger served,
                         AtomicInteger sold, long[] lockWaits) {
-        RedisCommands<String, String> redis = server.redis();
+        Stockroom room = server.stockroom();
         DistributedLock lock = server.locks().getLock(LOCK_NAME);
         for (int buyer = nextBuyer.getAndIncrement(); buyer < options.buyers; buyer = nextBuyer.getAndIncrement()) {
             String who = server.name() + "/buyer-" + buyer;
@@ -170,12 +168,12 @@ final class FlashSale {
                 lock.lock();
                 lockWaits[buyer] = System.nanoTime() - asked;
                 try {
-                    bought = shop.buy(redis, who);
+                    bought = shop.buy(room, who);
                 } finally {
                     lock.unlock();
                 }
             } else {
-                bought = shop.buy(redis, who);
+                bought = shop.buy(room, who);
             }
             if (bought) {
                 sold.incrementAndGet();

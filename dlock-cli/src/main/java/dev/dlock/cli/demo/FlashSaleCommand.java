@@ -12,7 +12,8 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         description = {"A flash sale: --stock units, --buyers buyers on --clients app servers at once. A "
                 + "purchase reads the stock, checks it, pauses, writes it back minus one and records the "
-                + "order: plain Redis keys, nothing atomic.",
+                + "order: plain Redis keys (on PostgreSQL: rows of the demo's own tables, each statement its "
+                + "own transaction), nothing atomic.",
                 "nolock: buyers who read the same stock all sell a unit, and the shop oversells.",
                 "lock: each buyer holds the lock 'flash-sale:phone' for its purchase, and exactly the "
                         + "stock is sold.",

@@ -17,7 +17,7 @@ public final class FlashSaleOptions {
     int buyers;
 
     @Option(names = "--clients", paramLabel = "N", defaultValue = "4",
-            description = "LockClients, each standing for an app server with its own Redis connections "
+            description = "LockClients, each standing for an app server with its own connections "
                     + "(default: ${DEFAULT-VALUE}).")
     int clients;
 
@@ -37,7 +37,8 @@ public final class FlashSaleOptions {
     Duration pause;
 
     @Option(names = "--keep-data",
-            description = "Leave the stock and order keys in Redis for inspection (they expire in 10 minutes).")
+            description = "Leave the stock and orders for inspection: Redis keys that expire in 10 minutes; on PostgreSQL "
+                    + "rows that the next run deletes once they are 10 minutes old.")
     boolean keepData;
 
     @Option(names = "--metrics-port", paramLabel = "PORT",

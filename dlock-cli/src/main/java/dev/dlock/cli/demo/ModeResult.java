@@ -6,7 +6,7 @@ import java.util.Arrays;
 /**
  * What one run of the sale did.
  *
- * @param sold        orders recorded in Redis
+ * @param sold        orders recorded in the store (Redis or PostgreSQL)
  * @param served      buyers who got an answer (a unit or "sold out")
  * @param lockWaits   each buyer's wait for the lock in nanoseconds; empty without the lock
  */

@@ -1,6 +1,10 @@
 package dev.dlock.cli.demo;
 
+import dev.dlock.LockClientBuilder;
 import dev.dlock.cli.DlockCommand;
+import dev.dlock.cli.UsageException;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 
@@ -9,13 +13,15 @@ import java.time.Duration;
  * localhost:6379 when a Redis answers there, else a redis-server of its own that is stopped on
  * exit. {@link #announcement()} says which, for the first line of the demo's output.
  */
-final class RedisForDemo implements AutoCloseable {
+final class RedisForDemo implements DemoStore {
 
     private static final Duration PROBE_TIMEOUT = Duration.ofMillis(300);
 
     private final String url;
     private final String announcement;
     private final EmbeddedRedis own;
+    /** The app servers' connections for the stock and orders; created with the first. */
+    private RedisClient shopClient;
 
     private RedisForDemo(String url, String announcement, EmbeddedRedis own) {
         this.url = url;
@@ -40,14 +46,41 @@ final class RedisForDemo implements AutoCloseable {
         return url;
     }
 
-    String announcement() {
+    @Override
+    public String announcement() {
         return announcement;
     }
 
     @Override
+    public LockClientBuilder lockClient(DlockCommand dlock) {
+        return dlock.clientBuilder(url);
+    }
+
+    @Override
+    public synchronized Stockroom openStockroom() {
+        if (shopClient == null) {
+            shopClient = RedisClient.create(url);
+        }
+        return new RedisStockroom(shopClient);
+    }
+
+    @Override
+    public RuntimeException connectFailure(RuntimeException failure) {
+        return failure instanceof RedisException
+                ? new UsageException("cannot connect to Redis at " + withoutPassword(url) + ": " + failure.getMessage(), failure)
+                : failure;
+    }
+
+    @Override
     public void close() {
-        if (own != null) {
-            own.close();
+        try {
+            if (shopClient != null) {
+                shopClient.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+            }
+        } finally {
+            if (own != null) {
+                own.close();
+            }
         }
     }
 

@@ -81,7 +81,8 @@ public final class Acquisition {
         this.deadline = new Deadline(context.ticker(), waitNanos);
         this.park = new LocalPark(context, target, kind, this);
         this.watch = new ChannelWatch(context.wakeUps(), target.channel(), kind.handsOver() ? queue.waiterId() : "");
-        this.outages = new OutageRetry(context.ticker(), reentry ? 0 : waitNanos, context.settings().outageTolerance());
+        this.outages = new OutageRetry(context.ticker(), reentry ? 0 : waitNanos, context.settings().outageTolerance(),
+                context.store().productName());
         this.trace = context.events().acquireStarted(target, kind, holder, waitNanos, reentry);
     }
 

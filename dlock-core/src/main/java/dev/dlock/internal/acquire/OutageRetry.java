@@ -29,18 +29,21 @@ public final class OutageRetry {
     /** The caller's wait; negative: none (the tolerance applies); 0: one attempt, no retry. */
     private final long waitNanos;
     private final long toleranceNanos;
+    /** What the store runs on, for the message when the acquire gives up ("Redis unreachable for ..."). */
+    private final String storeName;
     /** When the current run of failures began, or -1 while the store answers. */
     private long failingSinceNanos = -1;
     private long nextDelayNanos = FIRST_DELAY_NANOS;
     /** When the last attempt was sent: a run of failures begins with the attempt that failed, not its reply. */
     private long attemptNanos;
 
-    public OutageRetry(Ticker ticker, long waitNanos, Duration outageTolerance) {
+    public OutageRetry(Ticker ticker, long waitNanos, Duration outageTolerance, String storeName) {
         this.ticker = ticker;
         this.startNanos = ticker.nanoTime();
         this.attemptNanos = startNanos;
         this.waitNanos = waitNanos;
         this.toleranceNanos = outageTolerance.toNanos();
+        this.storeName = storeName;
     }
 
     /**
@@ -118,12 +121,12 @@ public final class OutageRetry {
         long failedNanos = ticker.nanoTime() - failingSinceNanos;
         String span;
         if (waitNanos < 0) {
-            span = "Redis failing for " + seconds(failedNanos) + ", the client's outage tolerance of "
+            span = storeName + " failing for " + seconds(failedNanos) + ", the client's outage tolerance of "
                     + seconds(toleranceNanos);
         } else if (failingSinceNanos - startNanos < TimeUnit.MILLISECONDS.toNanos(100)) {
-            span = "Redis unreachable for the whole wait of " + seconds(waitNanos);
+            span = storeName + " unreachable for the whole wait of " + seconds(waitNanos);
         } else {
-            span = "Redis failing for the last " + seconds(failedNanos) + " of the wait of " + seconds(waitNanos);
+            span = storeName + " failing for the last " + seconds(failedNanos) + " of the wait of " + seconds(waitNanos);
         }
         return new LockBackendException(span + "; last failure: " + last.getMessage(), last);
     }

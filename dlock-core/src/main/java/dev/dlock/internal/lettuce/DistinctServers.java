@@ -25,6 +25,14 @@ public final class DistinctServers {
 
         /** @param sameServerAs the other node's address and the shared run id; null when distinct */
         void sameServer(String sameServerAs);
+
+        /**
+         * The node's link dropped ({@code false}) or its server was identified again ({@code true}):
+         * in between, its calls are refused, and a reply to a call sent before the drop is not
+         * counted (the client library resends such calls after reconnecting, perhaps to another
+         * server).
+         */
+        void serverKnown(boolean known);
     }
 
     /** Run ids by node, in the order the nodes were identified. */

@@ -55,6 +55,13 @@ public final class LettuceNode implements RedisNode, DistinctServers.Member {
     private final ServerIdentity identity;
     /** Set while this node's server is also another Redlock node's: every call fails with it. */
     private volatile NodeFailure sameServer;
+    /** Set from a drop of a Redlock node's link until its server is identified again. */
+    private volatile NodeFailure serverUnknown;
+    /**
+     * A Redlock node's link drops so far (written on the link's event loop only): a reply to a call
+     * sent before the last drop is not counted.
+     */
+    private volatile long linkDrops;
     private volatile Listener listener = Listener.NONE;
 
     /**
@@ -159,6 +166,15 @@ public final class LettuceNode implements RedisNode, DistinctServers.Member {
                         + "so its vote is not counted", null);
     }
 
+    @Override
+    public void serverKnown(boolean known) {
+        if (!known) {
+            linkDrops++;
+        }
+        serverUnknown = known ? null : new NodeFailure(NodeError.Kind.UNREACHABLE, address,
+                "reconnected, but the server behind the new link is not identified yet", null);
+    }
+
     private void retryConnect(long delayMs) {
         CompletableFuture.runAsync(() -> {
             if (closed) {
@@ -186,17 +202,23 @@ public final class LettuceNode implements RedisNode, DistinctServers.Member {
         if (refused != null) {
             return CompletableFuture.failedFuture(refused);
         }
+        long dropsAtSend = linkDrops;
         ScriptOutputType output = script.output() == LuaScript.Output.INTEGER ? ScriptOutputType.INTEGER
                 : ScriptOutputType.MULTI;
         CompletableFuture<Object> bySha = commandOrder.send(
                 () -> commands.<Object>evalsha(script.sha1(), output, keys, args));
-        return AclRefusals.named(failingAsNode(bySha.exceptionallyCompose(error -> {
+        CompletableFuture<Object> reply = AclRefusals.named(failingAsNode(bySha.exceptionallyCompose(error -> {
             if (LettuceErrors.unwrap(error) instanceof RedisNoScriptException) {
                 loadAllScripts(commands);
                 return commandOrder.send(() -> commands.<Object>eval(script.body(), output, keys, args));
             }
             return CompletableFuture.failedFuture(LettuceErrors.unwrap(error));
         })), script.fileName(), script.body());
+        return identity == null ? reply : reply.thenCompose(result -> linkDrops == dropsAtSend
+                ? CompletableFuture.completedFuture(result)
+                : CompletableFuture.failedFuture(new NodeFailure(NodeError.Kind.OTHER, address,
+                        "outcome unknown: the link dropped before the reply and the call was resent after "
+                                + "reconnecting, perhaps to another server; this node's vote is not counted", null)));
     }
 
     @Override
@@ -303,11 +325,18 @@ public final class LettuceNode implements RedisNode, DistinctServers.Member {
     }
 
     /**
-     * Why a lock call cannot be sent now: not connected yet, or the same server as another Redlock
-     * node; null when it can.
+     * Why a lock call cannot be sent now: not connected yet, reconnected to a server not identified
+     * yet, or the same server as another Redlock node; null when it can.
      */
     private NodeFailure refusal() {
-        return commands == null ? notConnected : sameServer;
+        if (commands == null) {
+            return notConnected;
+        }
+        NodeFailure unknown = serverUnknown;
+        if (unknown != null && !isConnected()) {
+            return new NodeFailure(NodeError.Kind.UNREACHABLE, address, "not connected (reconnecting)", null);
+        }
+        return unknown != null ? unknown : sameServer;
     }
 
     /** The same future, failing with a {@link NodeFailure} instead of the client library's exception. */

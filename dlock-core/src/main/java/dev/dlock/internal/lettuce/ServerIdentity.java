@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A Redlock node's server, told apart by its run id ({@code INFO server}) at every connect and
- * after every reconnect, and filed with the Redlock's other servers ({@link DistinctServers}). A
+ * after every reconnect, and filed with the Redlock's other servers ({@link DistinctServers}). From
+ * a drop of the link until the server behind the new link is identified, the node is refused. A
  * server that refuses INFO (an ACL without it) cannot be told apart from the others but by its
  * address: that is logged, and the address stands for the server.
  */
@@ -52,6 +53,12 @@ final class ServerIdentity {
         }
         commandLink.addListener(new RedisConnectionStateListener() {
             @Override
+            public void onRedisDisconnected(RedisChannelHandler<?, ?> handler) {
+                node.serverKnown(false);
+                servers.forget(node);
+            }
+
+            @Override
             public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress socketAddress) {
                 identify(commandLink.async());
             }
@@ -67,6 +74,7 @@ final class ServerIdentity {
                 runId = "address " + address;
             }
             servers.identified(node, runId);
+            node.serverKnown(true);
             return null;
         });
     }

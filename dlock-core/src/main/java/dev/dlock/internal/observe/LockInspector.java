@@ -1,6 +1,6 @@
 package dev.dlock.internal.observe;
 
-import dev.dlock.LockHold;
+import dev.dlock.HoldInfo;
 import dev.dlock.LockHolder;
 import dev.dlock.LockInfo;
 import dev.dlock.LockListIncompleteException;
@@ -49,7 +49,7 @@ public final class LockInspector {
             }
             Holders holders = new Holders();
             CompletableFuture<LockHolder> holder = holders.of(state.owner(), state.holder());
-            List<CompletableFuture<LockHold>> shown = inView(holds.join(), kind, holders);
+            List<CompletableFuture<HoldInfo>> shown = inView(holds.join(), kind, holders);
             return CompletableFuture.allOf(shown.toArray(CompletableFuture[]::new)).thenCombine(holder, (all, who) ->
                     new LockInfo(target.name(), target.key(), Optional.of(who), state.holdCount(),
                             Duration.ofMillis(Math.max(0, state.pttlMs())), state.token(), waiting.join(),
@@ -59,10 +59,10 @@ public final class LockInspector {
     }
 
     /** The holds the kind's view shows: a read lock's (or semaphore's) the shared ones, a write lock's the exclusive one. */
-    private static List<CompletableFuture<LockHold>> inView(LockHolds all, LockKind kind, Holders holders) {
+    private static List<CompletableFuture<HoldInfo>> inView(LockHolds all, LockKind kind, Holders holders) {
         return all.holds().stream()
                 .filter(hold -> kind.mode().isEmpty() || hold.shared() == kind.mode().equals("r"))
-                .map(hold -> holders.of(hold.owner(), hold.holder()).thenApply(who -> new LockHold(who,
+                .map(hold -> holders.of(hold.owner(), hold.holder()).thenApply(who -> new HoldInfo(who,
                         hold.holdCount(), Duration.ofMillis(Math.max(0, hold.pttlMs())), hold.token(), hold.shared())))
                 .toList();
     }

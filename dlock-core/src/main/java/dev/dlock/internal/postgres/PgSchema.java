@@ -140,6 +140,19 @@ final class PgSchema {
                 }
             }
         }
+        // the file of an earlier build of version 1 may lack a function added since, or have one with
+        // fewer arguments: running it again replaces them
+        try (PreparedStatement query = connection.prepareStatement(
+                "SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+                        + "WHERE n.nspname = ? AND (p.proname = 'dlock_acquire_all' "
+                        + "OR (p.proname = 'dlock_hand_off' AND p.pronargs = 7))")) {
+            query.setString(1, schema);
+            try (ResultSet rows = query.executeQuery()) {
+                if (!rows.next() || rows.getInt(1) != 2) {
+                    return false;
+                }
+            }
+        }
         try (Statement statement = connection.createStatement();
                 ResultSet rows = statement.executeQuery("SELECT " + qualified("dlock_schema_version()"))) {
             rows.next();

@@ -12,6 +12,7 @@ import dev.dlock.internal.store.LockState;
 import dev.dlock.internal.store.LockStore;
 import dev.dlock.internal.store.LockTarget;
 import dev.dlock.internal.store.Renewal;
+import dev.dlock.internal.store.StoreAllOrNone;
 import dev.dlock.internal.store.StoreHandoff;
 import dev.dlock.internal.store.WakeUpSource;
 import java.sql.PreparedStatement;
@@ -20,6 +21,7 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -37,6 +39,22 @@ import org.slf4j.LoggerFactory;
 final class PostgresStore implements LockStore, StoreHandoff {
 
     private static final Logger LOG = LoggerFactory.getLogger(PostgresStore.class);
+    /**
+     * How many times in a row a client may hand a lock to a thread of its own that waits, ahead of
+     * waiters queued before it (of other clients, or of its own that are not parked), and for how
+     * long after the first time. A handoff inside one client is one round trip; one to another
+     * client adds its NOTIFY and a wake-up there, several times as long. Passing the lock around
+     * the client's own threads first multiplies throughput when many threads contend for short
+     * holds; the bounds keep every queued waiter's wait finite (at most this many grants, within
+     * this time plus one hold, per client ahead of it) and the threads' shares fair. Long holds
+     * outlast the window: their waiters are served in the order they queued.
+     */
+    static final int MAX_QUEUE_PASSES = 32;
+    static final long QUEUE_PASS_WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
+    /** A run of handoffs ahead of the queue: how many, since when (monotonic nanos). */
+    private record QueuePasses(int count, long sinceNanos) {
+    }
 
     private final PgConnections connections;
     private final PgSchema schema;
@@ -48,7 +66,14 @@ final class PostgresStore implements LockStore, StoreHandoff {
     private final String handOffSql;
     private final PgInspection inspection;
     private final PgClientRecords records;
+    private final PgAllOrNone allOrNone;
     private final List<Runnable> closeActions = new CopyOnWriteArrayList<>();
+    /**
+     * Per lock key, how many times in a row a release by this client gave the lock to one of its
+     * own parked threads ahead of queued waiters; no entry once the lock left this client or was
+     * released.
+     */
+    private final ConcurrentHashMap<String, QueuePasses> passedQueue = new ConcurrentHashMap<>();
 
     PostgresStore(PgConnections connections, PgSchema schema, PgWakeUps wakeUps, LongSupplier nanoTime,
                   String keyPrefix, long pollIntervalMs) {
@@ -60,9 +85,16 @@ final class PostgresStore implements LockStore, StoreHandoff {
         this.acquireSql = "SELECT status, token, hold_count, retry_ms, slot FROM "
                 + schema.qualified("dlock_acquire(?, ?::\"char\", ?, ?, ?, ?, ?, ?, ?, ?, ?)");
         this.releaseSql = "SELECT " + schema.qualified("dlock_release(?, ?::\"char\", ?)");
-        this.handOffSql = "SELECT outcome, token, waiter FROM " + schema.qualified("dlock_hand_off(?, ?, ?, ?, ?, ?)");
+        this.handOffSql = "SELECT outcome, token, waiter FROM " + schema.qualified("dlock_hand_off(?, ?, ?, ?, ?, ?, ?)");
         this.inspection = new PgInspection(connections, schema, keyPrefix);
         this.records = new PgClientRecords(connections, schema);
+        this.allOrNone = new PgAllOrNone(connections, schema, wakeUps, nanoTime, pollIntervalMs,
+                (target, owner) -> abandon(target, LockKind.REENTRANT, owner));
+    }
+
+    @Override
+    public String productName() {
+        return "PostgreSQL";
     }
 
     @Override
@@ -148,7 +180,11 @@ final class PostgresStore implements LockStore, StoreHandoff {
                     return (long) row.getInt(1);
                 }
             }
-        }).handle(connections.failing("release", target.name()));
+        }).handle(connections.failing("release", target.name())).whenComplete((left, error) -> {
+            if (left != null && left == 0) {
+                passedQueue.remove(target.key());
+            }
+        });
     }
 
     @Override
@@ -160,6 +196,10 @@ final class PostgresStore implements LockStore, StoreHandoff {
     public CompletableFuture<Reply> handOff(LockTarget target, String fromOwner, int ownSubscriptions, String toOwner,
                                             long leaseMs, String toWaiterId) {
         long startNanos = nanoTime.getAsLong();
+        String key = target.key();
+        QueuePasses passes = passedQueue.get(key);
+        boolean mayPassQueue = passes == null
+                || passes.count() < MAX_QUEUE_PASSES && startNanos - passes.sinceNanos() < QUEUE_PASS_WINDOW_NANOS;
         return connections.submit(c -> {
             try (PreparedStatement call = c.prepareStatement(handOffSql)) {
                 call.setString(1, target.key());
@@ -168,8 +208,10 @@ final class PostgresStore implements LockStore, StoreHandoff {
                 call.setString(4, toOwner);
                 call.setLong(5, leaseMs);
                 call.setString(6, toWaiterId == null ? "" : toWaiterId);
+                call.setBoolean(7, mayPassQueue);
                 try (ResultSet row = call.executeQuery()) {
                     row.next();
+                    countPasses(key, passes, startNanos, row.getString(1), row.getString(3));
                     return switch (row.getString(1)) {
                         case "own" -> new Reply(new AcquireReply.Granted(row.getLong(2), 1,
                                 validUntilNanos(startNanos, leaseMs)), Outcome.HANDED_TO_OWN_WAITER, "");
@@ -180,6 +222,21 @@ final class PostgresStore implements LockStore, StoreHandoff {
                 }
             }
         }).handle(connections.failing("release", target.name()));
+    }
+
+    /** Counts a handoff that went ahead of a queued waiter; any other outcome ends the run. */
+    private void countPasses(String key, QueuePasses passes, long startNanos, String outcome, String passedWaiter) {
+        if (outcome.equals("own") && !passedWaiter.isEmpty()) {
+            passedQueue.put(key, passes == null ? new QueuePasses(1, startNanos)
+                    : new QueuePasses(passes.count() + 1, passes.sinceNanos()));
+        } else {
+            passedQueue.remove(key);
+        }
+    }
+
+    @Override
+    public Optional<StoreAllOrNone> allOrNone() {
+        return Optional.of(allOrNone);
     }
 
     @Override

@@ -91,6 +91,11 @@ public final class QuorumStore implements LockStore {
     }
 
     @Override
+    public String productName() {
+        return "Redis";
+    }
+
+    @Override
     public String describe() {
         return "Redlock over " + nodes.stream().map(RedisNode::address).toList();
     }

@@ -80,6 +80,11 @@ public final class SingleNodeStore implements LockStore {
     }
 
     @Override
+    public String productName() {
+        return "Redis";
+    }
+
+    @Override
     public String describe() {
         return node.address();
     }

@@ -30,6 +30,11 @@ public interface LockStore extends AutoCloseable {
     /** Where the locks live, for messages (addresses without credentials). */
     String describe();
 
+    /** What the store runs on, as messages name it when it fails: "Redis", "PostgreSQL", "the store". */
+    default String productName() {
+        return "the store";
+    }
+
     /** Release messages and client notices of this store, for the client's waiters. */
     WakeUpSource wakeUps();
 
@@ -53,6 +58,11 @@ public interface LockStore extends AutoCloseable {
 
     /** The handoff of a release to a waiter in one step, where this store can; empty where a release is always a release. */
     default Optional<StoreHandoff> handoff() {
+        return Optional.empty();
+    }
+
+    /** A multi-lock's names in one step, all or none, where this store can; empty where they are taken one by one. */
+    default Optional<StoreAllOrNone> allOrNone() {
         return Optional.empty();
     }
 

@@ -14,6 +14,6 @@ import java.time.Duration;
  * @param shared         true for a reader or a permit (others may hold the name at the same time),
  *                       false for an exclusive hold
  */
-public record LockHold(LockHolder holder, int holdCount, Duration remainingLease, long fencingToken,
+public record HoldInfo(LockHolder holder, int holdCount, Duration remainingLease, long fencingToken,
                        boolean shared) {
 }

@@ -1,0 +1,126 @@
+package dev.dlock.bench;
+
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+import java.util.concurrent.locks.Lock;
+import javax.sql.DataSource;
+import org.springframework.integration.jdbc.lock.DefaultLockRepository;
+import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+
+/**
+ * The contenders {@link PostgresBench} runs beside dlock: Spring Integration's
+ * {@code JdbcLockRegistry} on the schema its docs give, and the raw floor.
+ */
+final class PostgresContenders {
+
+    private PostgresContenders() {
+    }
+
+    /** One lock implementation: a thread-bound lock per name. */
+    interface Subject extends AutoCloseable {
+        Lock lock(String name);
+
+        @Override
+        void close();
+    }
+
+    static Subject jdbcLockRegistry(DataSource pool) {
+        DefaultLockRepository repository = new DefaultLockRepository(pool);
+        repository.setTransactionManager(new DataSourceTransactionManager(pool));
+        repository.afterPropertiesSet();
+        repository.afterSingletonsInstantiated();
+        JdbcLockRegistry registry = new JdbcLockRegistry(repository);
+        return new Subject() {
+            @Override
+            public Lock lock(String name) {
+                return registry.obtain(name);
+            }
+
+            @Override
+            public void close() {
+                repository.close();
+            }
+        };
+    }
+
+    /** The raw floor: INSERT ... ON CONFLICT DO NOTHING / DELETE ... WHERE owner = ?, one connection per thread. */
+    static Subject raw(DataSource pool) {
+        return new Subject() {
+            @Override
+            public Lock lock(String name) {
+                return new RawLock(pool, name);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
+    private static final class RawLock extends java.util.concurrent.locks.ReentrantLock {
+        private static final long serialVersionUID = 1L;
+        private final transient Connection connection;
+        private final String name;
+        private final String owner = java.util.UUID.randomUUID().toString();
+
+        RawLock(DataSource pool, String name) {
+            try {
+                this.connection = pool.getConnection();
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException(e);
+            }
+            this.name = name;
+        }
+
+        @Override
+        public void lock() {
+            try (PreparedStatement insert = connection.prepareStatement(
+                    "INSERT INTO raw_lock (name, owner) VALUES (?, ?) ON CONFLICT DO NOTHING")) {
+                insert.setString(1, name);
+                insert.setString(2, owner);
+                if (insert.executeUpdate() != 1) {
+                    throw new IllegalStateException("the raw floor is measured uncontended only");
+                }
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        @Override
+        public void unlock() {
+            try (PreparedStatement delete = connection.prepareStatement("DELETE FROM raw_lock WHERE name = ? AND owner = ?")) {
+                delete.setString(1, name);
+                delete.setString(2, owner);
+                delete.executeUpdate();
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    static void createRawSchema(DataSource pool) throws Exception {
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE raw_lock (name text PRIMARY KEY, owner text NOT NULL)");
+        }
+    }
+
+    /** The schema Spring Integration's docs give for PostgreSQL, read from its jar. */
+    static void createJdbcLockRegistrySchema(DataSource pool) throws Exception {
+        String sql;
+        try (InputStream in = DefaultLockRepository.class.getResourceAsStream("/org/springframework/integration/jdbc/schema-postgresql.sql")) {
+            sql = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            for (String statement : sql.split(";")) {
+                String trimmed = statement.strip();
+                if (trimmed.contains("INT_LOCK")) {
+                    s.execute(trimmed);
+                }
+            }
+        }
+    }
+}

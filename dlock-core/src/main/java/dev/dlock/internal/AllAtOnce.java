@@ -1,0 +1,111 @@
+package dev.dlock.internal;
+
+import dev.dlock.LockHandle;
+import dev.dlock.internal.acquire.AllOrNoneAcquisition;
+import dev.dlock.internal.hold.Hold;
+import dev.dlock.internal.store.AcquireReply;
+import dev.dlock.internal.store.Failures;
+import dev.dlock.internal.store.LockKind;
+import dev.dlock.internal.store.LockTarget;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A multi-lock's acquires where the store takes every name in one step, all or none
+ * ({@link LockEngine#acquireAll}): the grants become one ordinary reentrant hold per name, bound
+ * to the thread or gathered in a {@link MultiHandle}, so that unlock, renewal, tokens and losses
+ * are each name's as on every other store.
+ */
+final class AllAtOnce {
+
+    private AllAtOnce() {
+    }
+
+    /**
+     * Thread-bound: takes every name for the current thread, or none.
+     *
+     * @param waitNanos how long to wait; negative: without bound
+     * @return false when the wait ended first
+     */
+    static boolean take(LockEngine engine, List<LockTarget> targets, long leaseMs, boolean renewed, long waitNanos,
+                        boolean interruptible) throws InterruptedException {
+        if (interruptible && Thread.interrupted()) {
+            throw new InterruptedException("interrupted before acquiring multi-lock " + names(targets));
+        }
+        AllOrNoneAcquisition acquisition = engine.acquireAll(targets, leaseMs, waitNanos);
+        List<AcquireReply.Granted> grants = interruptible
+                ? awaitInterruptibly(engine, acquisition)
+                : Blocking.awaitUninterruptibly(acquisition.result());
+        if (grants == null) {
+            return false;
+        }
+        for (Hold hold : engine.registerAll(acquisition, grants, renewed)) {
+            engine.holds().bindToCurrentThread(hold);
+        }
+        return true;
+    }
+
+    /** On interrupt: stop waiting, make sure nothing stays held in the store, then throw. */
+    private static List<AcquireReply.Granted> awaitInterruptibly(LockEngine engine, AllOrNoneAcquisition acquisition)
+            throws InterruptedException {
+        try {
+            return acquisition.result().get();
+        } catch (ExecutionException e) {
+            throw Failures.forCaller(e);
+        } catch (InterruptedException interrupt) {
+            acquisition.cancel();
+            long boundMs = engine.closeBoundMs();
+            try {
+                List<AcquireReply.Granted> raced = acquisition.result().get(boundMs, TimeUnit.MILLISECONDS);
+                if (raced != null) {
+                    List<CompletableFuture<Void>> abandons = new ArrayList<>();
+                    for (int i = 0; i < raced.size(); i++) {
+                        abandons.add(engine.abandon(acquisition.targets().get(i), LockKind.REENTRANT,
+                                acquisition.owners().get(i)));
+                    }
+                    CompletableFuture.allOf(abandons.toArray(CompletableFuture[]::new)).get(boundMs, TimeUnit.MILLISECONDS);
+                }
+            } catch (ExecutionException | TimeoutException | InterruptedException ignored) {
+                // the acquire failed or hangs: the store already sent a best-effort release
+            }
+            throw interrupt;
+        }
+    }
+
+    /** For a handle: every name or none; cancelling the returned future cancels the acquire. */
+    static CompletableFuture<Optional<LockHandle>> handle(LockEngine engine, String name, List<LockTarget> targets,
+                                                         long leaseMs, boolean renewed, long waitNanos) {
+        AllOrNoneAcquisition acquisition = engine.acquireAll(targets, leaseMs, waitNanos);
+        CompletableFuture<Optional<LockHandle>> handle = new CompletableFuture<>();
+        acquisition.result().whenComplete((grants, error) -> {
+            if (error != null) {
+                handle.completeExceptionally(Failures.unwrap(error));
+            } else if (grants == null) {
+                handle.complete(Optional.empty());
+            } else {
+                List<LockHandle> handles = new ArrayList<>();
+                for (Hold hold : engine.registerAll(acquisition, grants, renewed)) {
+                    handles.add(new Handle(engine, hold));
+                }
+                if (!handle.complete(Optional.of(new MultiHandle(name, handles)))) {
+                    MultiHandle.releaseAll(handles);
+                }
+            }
+        });
+        handle.whenComplete((ignored, error) -> {
+            if (handle.isCancelled()) {
+                acquisition.cancel();
+            }
+        });
+        return handle;
+    }
+
+    private static List<String> names(List<LockTarget> targets) {
+        return targets.stream().map(LockTarget::name).toList();
+    }
+}
