@@ -7,7 +7,6 @@ import dev.dlock.LockObserver.HoldEnding;
 import dev.dlock.LockObserver.LossCause;
 import dev.dlock.internal.acquire.Acquisition;
 import dev.dlock.internal.acquire.AllOrNoneAcquisition;
-import dev.dlock.internal.acquire.Attempts;
 import dev.dlock.internal.acquire.ClientNotices;
 import dev.dlock.internal.acquire.LocalHandoff;
 import dev.dlock.internal.acquire.WakeUps;
@@ -64,10 +63,9 @@ public final class LockEngine implements AutoCloseable {
     private final WakeUps wakeUps;
     private final LocalHandoff handoff;
     private final Watchdog watchdog;
-    private final HandoverRenewal handoverRenewal;
     private final LockInspector inspector;
     private final Acquisition.Context acquireContext;
-    private final LeaseTimers leaseTimers;
+    private final HoldFiling filing;
     private final HoldReleases releases;
     /** The client's admission to each semaphore it uses. */
     private final PermitGates permitGates = new PermitGates();
@@ -109,9 +107,9 @@ public final class LockEngine implements AutoCloseable {
         this.clientRecord = new ClientRecord(store, identity, ticker, holds);
         this.watchdog = new Watchdog(store, ticker, losses, events, clientRecord, watchdogLeaseMs,
                 settings.renewBatch());
-        this.handoverRenewal = new HandoverRenewal(store, ticker, losses, holds);
-        this.leaseTimers = new LeaseTimers(ticker, holds, losses);
-        this.releases = new HoldReleases(store, handoff, events, losses, ticker, this::forget);
+        this.filing = new HoldFiling(holds, events, handoff, watchdog, new LeaseTimers(ticker, holds, losses),
+                new HandoverRenewal(store, ticker, losses, holds), ticker);
+        this.releases = new HoldReleases(store, handoff, events, losses, ticker, filing::forget);
         this.inspector = new LockInspector(store, keyPrefix);
         this.acquireContext = new Acquisition.Context(store, wakeUps, handoff, identity, ticker, settings,
                 events);
@@ -208,12 +206,7 @@ public final class LockEngine implements AutoCloseable {
 
     /** Files the grants of an all-or-none acquire as holds, one per target, in their order. */
     public List<Hold> registerAll(AllOrNoneAcquisition acquisition, List<AcquireReply.Granted> grants, boolean renewed) {
-        List<Hold> registered = new ArrayList<>();
-        for (int i = 0; i < grants.size(); i++) {
-            registered.add(register(acquisition.targets().get(i), LockKind.REENTRANT, acquisition.owners().get(i),
-                    acquisition.holder(), acquisition.leaseMs(), grants.get(i), renewed, acquisition.site(), 0));
-        }
-        return registered;
+        return filing.registerAll(acquisition, grants, renewed);
     }
 
     /** Keeps the acquisition known until it ends, so that {@link #close()} can end its wait. */
@@ -235,33 +228,7 @@ public final class LockEngine implements AutoCloseable {
 
     /** Files a granted acquisition as a hold; {@code renewed}: the watchdog keeps its lease. */
     public Hold register(Acquisition acquisition, AcquireReply.Granted grant, boolean renewed) {
-        Attempts attempts = acquisition.attempts();
-        return register(acquisition.target(), acquisition.kind(), attempts.owner(), attempts.holder(), attempts.leaseMs(),
-                grant, renewed, acquisition.site(), acquisition.shortHandoverFromNanos());
-    }
-
-    private Hold register(LockTarget target, LockKind kind, String owner, String holder, long leaseMs,
-                          AcquireReply.Granted grant, boolean renewed, StackTraceElement site, long shortHandoverFrom) {
-        Hold hold = new Hold(target, kind, owner, holder, grant.token(), leaseMs, grant.validUntilNanos(), ticker, site);
-        holds.add(hold);
-        events.holdStarted(hold);
-        handoff.registered(hold);
-        if (renewed) {
-            watchdog.add(hold);
-        } else {
-            leaseTimers.loseAtLeaseEnd(hold);
-        }
-        if (shortHandoverFrom != 0) {
-            handoverRenewal.schedule(hold, shortHandoverFrom, renewed);
-        }
-        return hold;
-    }
-
-    /** Stops renewals and forgets the hold; called before the last release is sent. */
-    private void forget(Hold hold) {
-        watchdog.remove(hold);
-        holds.remove(hold);
-        leaseTimers.cancel(hold);
+        return filing.register(acquisition, grant, renewed);
     }
 
     /**
@@ -328,7 +295,7 @@ public final class LockEngine implements AutoCloseable {
         events.stop();
         List<CompletableFuture<Void>> releases = new ArrayList<>();
         for (Hold hold : holds.snapshot()) {
-            forget(hold);
+            filing.forget(hold);
             events.holdEnded(hold, HoldEnding.RELEASED);
             hold.markLost("the LockClient was closed, which released it");
             releases.add(store.abandon(hold.target, hold.kind, hold.owner));

@@ -18,29 +18,28 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Several reentrant locks taken as one: all of them or none. Where the store can (PostgreSQL),
  * every name is taken in one step ({@link AllAtOnce}): all or none at once, nothing held while it
- * waits. Elsewhere the names are always taken in one
- * order (sorted), so processes that ask for overlapping sets in different orders cannot deadlock:
- * whoever holds the first name of the overlap is the only one who can go on to the next. An
- * acquire that cannot take some name (busy within the wait, interrupted, Redis failing) gives back
- * the names it took before it returns. Each name is an ordinary lock ({@link StoreLock}): its own
- * lease, watchdog renewal, token and wake-ups, on every topology (names in different Cluster slots
- * included). Thread-bound holds re-enter names the thread holds already.
+ * waits. Elsewhere the names are always taken in one order (sorted; {@link OneByOne}, or
+ * {@link MultiAcquire} for handles), so processes that ask for overlapping sets in different
+ * orders cannot deadlock: whoever holds the first name of the overlap is the only one who can go
+ * on to the next. An acquire that cannot take some name (busy within the wait, interrupted, Redis
+ * failing) gives back the names it took before it returns. Each name is an ordinary lock
+ * ({@link StoreLock}): its own lease, watchdog renewal, token and wake-ups, on every topology
+ * (names in different Cluster slots included). Thread-bound holds re-enter names the thread holds
+ * already.
  */
 public final class StoreMultiLock implements DistributedLock {
 
-    private static final Logger LOG = LoggerFactory.getLogger(StoreMultiLock.class);
     private static final long WAIT_FOREVER = -1;
 
     private final LockEngine engine;
     private final List<LockTarget> targets;
     private final List<DistributedLock> locks;
     private final String name;
+    private final OneByOne oneByOne;
 
     public StoreMultiLock(LockEngine engine, String... names) {
         if (names == null || names.length == 0) {
@@ -58,6 +57,7 @@ public final class StoreMultiLock implements DistributedLock {
         this.targets = sorted.stream().map(engine::target).toList();
         this.locks = sorted.stream().map(each -> StoreLock.reentrant(engine, each)).toList();
         this.name = sorted.toString();
+        this.oneByOne = new OneByOne(this.name, this.locks);
     }
 
     /** The names, sorted (the order they are taken in), as {@code [a, b]}. */
@@ -72,7 +72,7 @@ public final class StoreMultiLock implements DistributedLock {
             atOnceUninterruptibly(engine.watchdogLeaseMs(), true, WAIT_FOREVER);
             return;
         }
-        takeAll(DistributedLock::lock);
+        oneByOne.takeAll(DistributedLock::lock);
     }
 
     @Override
@@ -82,7 +82,7 @@ public final class StoreMultiLock implements DistributedLock {
             atOnceUninterruptibly(leaseMs, false, WAIT_FOREVER);
             return;
         }
-        takeAll(lock -> lock.lock(lease));
+        oneByOne.takeAll(lock -> lock.lock(lease));
     }
 
     @Override
@@ -91,16 +91,7 @@ public final class StoreMultiLock implements DistributedLock {
             AllAtOnce.take(engine, targets, engine.watchdogLeaseMs(), true, WAIT_FOREVER, true);
             return;
         }
-        List<DistributedLock> taken = new ArrayList<>();
-        try {
-            for (DistributedLock lock : locks) {
-                lock.lockInterruptibly();
-                taken.add(lock);
-            }
-        } catch (InterruptedException | RuntimeException e) {
-            giveBack(taken, e);
-            throw e;
-        }
+        oneByOne.takeAllInterruptibly();
     }
 
     @Override
@@ -108,7 +99,7 @@ public final class StoreMultiLock implements DistributedLock {
         if (takesAllAtOnce()) {
             return atOnceUninterruptibly(engine.watchdogLeaseMs(), true, 0);
         }
-        return tryAll(lock -> lock.tryLock());
+        return oneByOne.tryAll(lock -> lock.tryLock());
     }
 
     @Override
@@ -121,7 +112,7 @@ public final class StoreMultiLock implements DistributedLock {
             return AllAtOnce.take(engine, targets, engine.watchdogLeaseMs(), true, waitNanos, true);
         }
         long deadline = System.nanoTime() + waitNanos;
-        return tryAllInterruptibly(lock -> lock.tryLock(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+        return oneByOne.tryAllInterruptibly(lock -> lock.tryLock(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
     }
 
     @Override
@@ -132,7 +123,7 @@ public final class StoreMultiLock implements DistributedLock {
             return AllAtOnce.take(engine, targets, leaseMs, false, waitNanos, true);
         }
         long deadline = System.nanoTime() + waitNanos;
-        return tryAllInterruptibly(lock -> lock.tryLock(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), lease));
+        return oneByOne.tryAllInterruptibly(lock -> lock.tryLock(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), lease));
     }
 
     /**
@@ -148,68 +139,6 @@ public final class StoreMultiLock implements DistributedLock {
             return AllAtOnce.take(engine, targets, leaseMs, renewed, waitNanos, false);
         } catch (InterruptedException e) {
             throw new AssertionError("an uninterruptible acquire was interrupted", e);
-        }
-    }
-
-    private interface Attempt {
-        boolean on(DistributedLock lock) throws InterruptedException;
-    }
-
-    private interface Take {
-        void on(DistributedLock lock);
-    }
-
-    private void takeAll(Take take) {
-        List<DistributedLock> taken = new ArrayList<>();
-        try {
-            for (DistributedLock lock : locks) {
-                take.on(lock);
-                taken.add(lock);
-            }
-        } catch (RuntimeException e) {
-            giveBack(taken, e);
-            throw e;
-        }
-    }
-
-    private boolean tryAll(Function<DistributedLock, Boolean> attempt) {
-        try {
-            return tryAllInterruptibly(attempt::apply);
-        } catch (InterruptedException e) {
-            throw new AssertionError("an uninterruptible attempt was interrupted", e);
-        }
-    }
-
-    private boolean tryAllInterruptibly(Attempt attempt) throws InterruptedException {
-        List<DistributedLock> taken = new ArrayList<>();
-        try {
-            for (DistributedLock lock : locks) {
-                if (!attempt.on(lock)) {
-                    giveBack(taken, null);
-                    return false;
-                }
-                taken.add(lock);
-            }
-            return true;
-        } catch (InterruptedException | RuntimeException e) {
-            giveBack(taken, e);
-            throw e;
-        }
-    }
-
-    /** Unlocks the names taken so far, last first; a failure is added to {@code cause}, or logged. */
-    private void giveBack(List<DistributedLock> taken, Throwable cause) {
-        for (int i = taken.size() - 1; i >= 0; i--) {
-            try {
-                taken.get(i).unlock();
-            } catch (RuntimeException e) {
-                if (cause != null) {
-                    cause.addSuppressed(e);
-                } else {
-                    LOG.warn("multi-lock {}: could not give back lock '{}' after a failed acquire; its lease frees it",
-                            name, taken.get(i).name(), e);
-                }
-            }
         }
     }
 

@@ -81,8 +81,7 @@ public final class Acquisition {
         this.deadline = new Deadline(context.ticker(), waitNanos);
         this.park = new LocalPark(context, target, kind, this);
         this.watch = new ChannelWatch(context.wakeUps(), target.channel(), kind.handsOver() ? queue.waiterId() : "");
-        this.outages = new OutageRetry(context.ticker(), reentry ? 0 : waitNanos, context.settings().outageTolerance(),
-                context.store().productName());
+        this.outages = OutageRetry.of(context, reentry ? 0 : waitNanos);
         this.trace = context.events().acquireStarted(target, kind, holder, waitNanos, reentry);
     }
 

@@ -66,8 +66,7 @@ public final class AllOrNoneAcquisition {
         this.leaseMs = leaseMs;
         this.waiterId = ownerPrefix + ":q" + context.identity().nextOwnerSequence();
         this.deadline = new Deadline(context.ticker(), waitNanos);
-        this.outages = new OutageRetry(context.ticker(), waitNanos, context.settings().outageTolerance(),
-                context.store().productName());
+        this.outages = OutageRetry.of(context, waitNanos);
         List<AcquireTrace> started = new ArrayList<>();
         for (LockTarget target : this.targets) {
             started.add(context.events().acquireStarted(target, LockKind.REENTRANT, holder, waitNanos, false));

@@ -37,7 +37,13 @@ public final class OutageRetry {
     /** When the last attempt was sent: a run of failures begins with the attempt that failed, not its reply. */
     private long attemptNanos;
 
-    public OutageRetry(Ticker ticker, long waitNanos, Duration outageTolerance, String storeName) {
+    /** For an acquisition of the given wait (0: one attempt) on the context's store. */
+    static OutageRetry of(Acquisition.Context context, long waitNanos) {
+        return new OutageRetry(context.ticker(), waitNanos, context.settings().outageTolerance(),
+                context.store().productName());
+    }
+
+    private OutageRetry(Ticker ticker, long waitNanos, Duration outageTolerance, String storeName) {
         this.ticker = ticker;
         this.startNanos = ticker.nanoTime();
         this.attemptNanos = startNanos;

@@ -36,7 +36,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Every failed future fails with a {@link NodeFailure} ({@link LettuceErrors}): nothing outside
  * this adapter sees a Lettuce exception type.
  */
-public final class LettuceNode implements RedisNode, DistinctServers.Member {
+public final class LettuceNode implements RedisNode {
 
     private final RedisClient client;
     private final String address;
@@ -53,15 +53,8 @@ public final class LettuceNode implements RedisNode, DistinctServers.Member {
     private final SentinelFollower sentinelFollower;
     /** Outside a Redlock null; in one, how this node's server is told apart from the other nodes'. */
     private final ServerIdentity identity;
-    /** Set while this node's server is also another Redlock node's: every call fails with it. */
-    private volatile NodeFailure sameServer;
-    /** Set from a drop of a Redlock node's link until its server is identified again. */
-    private volatile NodeFailure serverUnknown;
-    /**
-     * A Redlock node's link drops so far (written on the link's event loop only): a reply to a call
-     * sent before the last drop is not counted.
-     */
-    private volatile long linkDrops;
+    /** Outside a Redlock null; in one, whether this node's calls may be sent and its replies counted. */
+    private final RedlockAdmission admission;
     private volatile Listener listener = Listener.NONE;
 
     /**
@@ -88,8 +81,9 @@ public final class LettuceNode implements RedisNode, DistinctServers.Member {
         this.maxRetryDelayMs = settings.maxReconnectDelay().toMillis();
         this.address = LettuceErrors.describe(uri);
         this.commandTimeoutMs = commandTimeout.toMillis();
+        this.admission = distinctServers == null ? null : new RedlockAdmission(address);
         this.identity = distinctServers == null ? null
-                : new ServerIdentity(address, commandTimeoutMs, distinctServers, this);
+                : new ServerIdentity(address, commandTimeoutMs, distinctServers, admission);
         uri.setTimeout(commandTimeout);
         this.client = new AsyncOnlyRedisClient(resources, uri);
         this.commandOrder = new CommandOrder(resources.eventExecutorGroup().next());
@@ -159,22 +153,6 @@ public final class LettuceNode implements RedisNode, DistinctServers.Member {
         commandLink.close();
     }
 
-    @Override
-    public void sameServer(String sameServerAs) {
-        sameServer = sameServerAs == null ? null : new NodeFailure(NodeError.Kind.UNREACHABLE, address,
-                "refused: the same server as Redlock node " + sameServerAs + "; a Redlock needs distinct servers, "
-                        + "so its vote is not counted", null);
-    }
-
-    @Override
-    public void serverKnown(boolean known) {
-        if (!known) {
-            linkDrops++;
-        }
-        serverUnknown = known ? null : new NodeFailure(NodeError.Kind.UNREACHABLE, address,
-                "reconnected, but the server behind the new link is not identified yet", null);
-    }
-
     private void retryConnect(long delayMs) {
         CompletableFuture.runAsync(() -> {
             if (closed) {
@@ -198,27 +176,30 @@ public final class LettuceNode implements RedisNode, DistinctServers.Member {
     @Override
     public CompletableFuture<Object> eval(LuaScript script, String[] keys, String... args) {
         RedisAsyncCommands<String, String> commands = this.commands;
-        NodeFailure refused = refusal();
+        NodeFailure refused = commands == null ? notConnected
+                : admission == null ? null : admission.refusal(script.givesBackOnly());
         if (refused != null) {
             return CompletableFuture.failedFuture(refused);
         }
-        long dropsAtSend = linkDrops;
+        if (admission == null) {
+            return send(commands, script, keys, args);
+        }
+        return admission.send(() -> send(commands, script, keys, args), script.givesBackOnly(), commandTimeoutMs);
+    }
+
+    private CompletableFuture<Object> send(RedisAsyncCommands<String, String> commands, LuaScript script,
+                                           String[] keys, String... args) {
         ScriptOutputType output = script.output() == LuaScript.Output.INTEGER ? ScriptOutputType.INTEGER
                 : ScriptOutputType.MULTI;
         CompletableFuture<Object> bySha = commandOrder.send(
                 () -> commands.<Object>evalsha(script.sha1(), output, keys, args));
-        CompletableFuture<Object> reply = AclRefusals.named(failingAsNode(bySha.exceptionallyCompose(error -> {
+        return AclRefusals.named(failingAsNode(bySha.exceptionallyCompose(error -> {
             if (LettuceErrors.unwrap(error) instanceof RedisNoScriptException) {
                 loadAllScripts(commands);
                 return commandOrder.send(() -> commands.<Object>eval(script.body(), output, keys, args));
             }
             return CompletableFuture.failedFuture(LettuceErrors.unwrap(error));
         })), script.fileName(), script.body());
-        return identity == null ? reply : reply.thenCompose(result -> linkDrops == dropsAtSend
-                ? CompletableFuture.completedFuture(result)
-                : CompletableFuture.failedFuture(new NodeFailure(NodeError.Kind.OTHER, address,
-                        "outcome unknown: the link dropped before the reply and the call was resent after "
-                                + "reconnecting, perhaps to another server; this node's vote is not counted", null)));
     }
 
     @Override
@@ -332,11 +313,7 @@ public final class LettuceNode implements RedisNode, DistinctServers.Member {
         if (commands == null) {
             return notConnected;
         }
-        NodeFailure unknown = serverUnknown;
-        if (unknown != null && !isConnected()) {
-            return new NodeFailure(NodeError.Kind.UNREACHABLE, address, "not connected (reconnecting)", null);
-        }
-        return unknown != null ? unknown : sameServer;
+        return admission == null ? null : admission.refusalWithoutHoldingBack(isConnected());
     }
 
     /** The same future, failing with a {@link NodeFailure} instead of the client library's exception. */

@@ -21,7 +21,6 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -36,25 +35,9 @@ import org.slf4j.LoggerFactory;
  * validity on this process's clock starts at the start of the call, before the database's lease
  * does, so the client never believes in a hold the database has let go.
  */
-final class PostgresStore implements LockStore, StoreHandoff {
+final class PostgresStore implements LockStore {
 
     private static final Logger LOG = LoggerFactory.getLogger(PostgresStore.class);
-    /**
-     * How many times in a row a client may hand a lock to a thread of its own that waits, ahead of
-     * waiters queued before it (of other clients, or of its own that are not parked), and for how
-     * long after the first time. A handoff inside one client is one round trip; one to another
-     * client adds its NOTIFY and a wake-up there, several times as long. Passing the lock around
-     * the client's own threads first multiplies throughput when many threads contend for short
-     * holds; the bounds keep every queued waiter's wait finite (at most this many grants, within
-     * this time plus one hold, per client ahead of it) and the threads' shares fair. Long holds
-     * outlast the window: their waiters are served in the order they queued.
-     */
-    static final int MAX_QUEUE_PASSES = 32;
-    static final long QUEUE_PASS_WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
-
-    /** A run of handoffs ahead of the queue: how many, since when (monotonic nanos). */
-    private record QueuePasses(int count, long sinceNanos) {
-    }
 
     private final PgConnections connections;
     private final PgSchema schema;
@@ -63,17 +46,11 @@ final class PostgresStore implements LockStore, StoreHandoff {
     private final long pollIntervalMs;
     private final String acquireSql;
     private final String releaseSql;
-    private final String handOffSql;
     private final PgInspection inspection;
     private final PgClientRecords records;
     private final PgAllOrNone allOrNone;
+    private final PgHandoff handoff;
     private final List<Runnable> closeActions = new CopyOnWriteArrayList<>();
-    /**
-     * Per lock key, how many times in a row a release by this client gave the lock to one of its
-     * own parked threads ahead of queued waiters; no entry once the lock left this client or was
-     * released.
-     */
-    private final ConcurrentHashMap<String, QueuePasses> passedQueue = new ConcurrentHashMap<>();
 
     PostgresStore(PgConnections connections, PgSchema schema, PgWakeUps wakeUps, LongSupplier nanoTime,
                   String keyPrefix, long pollIntervalMs) {
@@ -85,11 +62,11 @@ final class PostgresStore implements LockStore, StoreHandoff {
         this.acquireSql = "SELECT status, token, hold_count, retry_ms, slot FROM "
                 + schema.qualified("dlock_acquire(?, ?::\"char\", ?, ?, ?, ?, ?, ?, ?, ?, ?)");
         this.releaseSql = "SELECT " + schema.qualified("dlock_release(?, ?::\"char\", ?)");
-        this.handOffSql = "SELECT outcome, token, waiter FROM " + schema.qualified("dlock_hand_off(?, ?, ?, ?, ?, ?, ?)");
         this.inspection = new PgInspection(connections, schema, keyPrefix);
         this.records = new PgClientRecords(connections, schema);
         this.allOrNone = new PgAllOrNone(connections, schema, wakeUps, nanoTime, pollIntervalMs,
                 (target, owner) -> abandon(target, LockKind.REENTRANT, owner));
+        this.handoff = new PgHandoff(connections, schema, nanoTime);
     }
 
     @Override
@@ -182,56 +159,14 @@ final class PostgresStore implements LockStore, StoreHandoff {
             }
         }).handle(connections.failing("release", target.name())).whenComplete((left, error) -> {
             if (left != null && left == 0) {
-                passedQueue.remove(target.key());
+                handoff.lockLeft(target.key());
             }
         });
     }
 
     @Override
     public Optional<StoreHandoff> handoff() {
-        return Optional.of(this);
-    }
-
-    @Override
-    public CompletableFuture<Reply> handOff(LockTarget target, String fromOwner, int ownSubscriptions, String toOwner,
-                                            long leaseMs, String toWaiterId) {
-        long startNanos = nanoTime.getAsLong();
-        String key = target.key();
-        QueuePasses passes = passedQueue.get(key);
-        boolean mayPassQueue = passes == null
-                || passes.count() < MAX_QUEUE_PASSES && startNanos - passes.sinceNanos() < QUEUE_PASS_WINDOW_NANOS;
-        return connections.submit(c -> {
-            try (PreparedStatement call = c.prepareStatement(handOffSql)) {
-                call.setString(1, target.key());
-                call.setString(2, fromOwner);
-                call.setInt(3, ownSubscriptions);
-                call.setString(4, toOwner);
-                call.setLong(5, leaseMs);
-                call.setString(6, toWaiterId == null ? "" : toWaiterId);
-                call.setBoolean(7, mayPassQueue);
-                try (ResultSet row = call.executeQuery()) {
-                    row.next();
-                    countPasses(key, passes, startNanos, row.getString(1), row.getString(3));
-                    return switch (row.getString(1)) {
-                        case "own" -> new Reply(new AcquireReply.Granted(row.getLong(2), 1,
-                                validUntilNanos(startNanos, leaseMs)), Outcome.HANDED_TO_OWN_WAITER, "");
-                        case "queued" -> new Reply(null, Outcome.HANDED_TO_QUEUED, row.getString(3));
-                        case "released" -> new Reply(null, Outcome.RELEASED, "");
-                        default -> new Reply(null, Outcome.NOT_OWNER, "");
-                    };
-                }
-            }
-        }).handle(connections.failing("release", target.name()));
-    }
-
-    /** Counts a handoff that went ahead of a queued waiter; any other outcome ends the run. */
-    private void countPasses(String key, QueuePasses passes, long startNanos, String outcome, String passedWaiter) {
-        if (outcome.equals("own") && !passedWaiter.isEmpty()) {
-            passedQueue.put(key, passes == null ? new QueuePasses(1, startNanos)
-                    : new QueuePasses(passes.count() + 1, passes.sinceNanos()));
-        } else {
-            passedQueue.remove(key);
-        }
+        return Optional.of(handoff);
     }
 
     @Override

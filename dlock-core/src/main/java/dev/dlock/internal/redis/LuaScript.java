@@ -133,6 +133,19 @@ public enum LuaScript {
         return output;
     }
 
+    /**
+     * Whether the script only gives back what its caller holds or queued for (a release, an
+     * abandon, leaving a queue, dropping the caller's record): it never grants, so running it on one
+     * server twice, through two Redlock nodes, is harmless.
+     */
+    public boolean givesBackOnly() {
+        return switch (this) {
+            case RELEASE, ABANDON, LEAVE, FAIR_RELEASE, FAIR_ABANDON, FAIR_LEAVE, RW_RELEASE, RW_LEAVE,
+                    SEMAPHORE_RELEASE, FORGET_HOLDER -> true;
+            default -> false;
+        };
+    }
+
     /** What a script returns: an integer, or an array (of integers and strings). */
     public enum Output {
         INTEGER,
