@@ -22,7 +22,8 @@ import java.util.concurrent.RejectedExecutionException;
  * passes.
  *
  * <p>Queued kinds ({@link LockKind#queued()}: fair lock, waiting writer) keep one waiter id across
- * the attempts (their {@link QueuePlace}), ask again at least every third of the waiter timeout so
+ * the attempts (their {@link QueuePlace}; a reentrant waiter takes a fresh one after an attempt
+ * that failed without an answer, so that a stale handoff message is never taken for its own), ask again at least every third of the waiter timeout so
  * that the store knows they live, and leave the queue as soon as they stop waiting. Every attempt
  * still has a fresh owner id, so a late command of a past attempt cannot touch a later grant. A
  * fair waiter ignores handoffs to other waiters: only the one the lock was handed to wakes at a
@@ -160,6 +161,10 @@ public final class Acquisition {
 
     private void onReply(AcquireReply reply, Throwable error) {
         if (error != null) {
+            if (queue.renameAfterFailedAttempt()) {
+                // a handoff message naming the old waiter id may be stale: see QueuePlace
+                watch.renameWaiter(queue.waiterId());
+            }
             retryOrFail(Failures.unwrap(error));
             return;
         }

@@ -19,7 +19,7 @@ public final class ChannelWatch {
     private final WakeUps wakeUps;
     private final String channelName;
     /** The waiter id a named handoff must carry to wake this watch; "" when every message wakes it. */
-    private final String namedWaiter;
+    private volatile String namedWaiter;
     private volatile WakeUps.Channel channel;
     private CompletableFuture<WakeUps.Message> signal;
 
@@ -27,6 +27,11 @@ public final class ChannelWatch {
         this.wakeUps = wakeUps;
         this.channelName = channelName;
         this.namedWaiter = namedWaiter;
+    }
+
+    /** The waiter took a fresh waiter id: from now on only handoffs naming it are for this watch. */
+    void renameWaiter(String waiterId) {
+        namedWaiter = waiterId;
     }
 
     public boolean isJoined() {

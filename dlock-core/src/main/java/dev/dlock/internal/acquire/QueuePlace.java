@@ -1,6 +1,7 @@
 package dev.dlock.internal.acquire;
 
 import dev.dlock.internal.LockEngine;
+import dev.dlock.internal.hold.ClientIdentity;
 import dev.dlock.internal.store.AcquireReply;
 import dev.dlock.internal.store.LockKind;
 import dev.dlock.internal.store.LockStore;
@@ -11,7 +12,8 @@ import java.util.concurrent.TimeUnit;
  * One acquisition's standing in its lock's queue in the store ({@link LockKind#queued()}: fair lock,
  * waiting writer; and the reentrant lock on one Redis, {@link LocalHandoff#queuesInStore}), kept
  * across its attempts: one waiter id for all of them (its place in the queue, or its waiting
- * mark), the fair lock's ticket once the nodes agreed on it, and whether an attempt asked to be
+ * mark; a reentrant waiter takes a fresh one after an attempt that failed without an answer, see
+ * {@link #renameAfterFailedAttempt()}), the fair lock's ticket once the nodes agreed on it, and whether an attempt asked to be
  * queued, so that the waiter leaves as soon as it stops waiting. Otherwise, and for a re-entry,
  * the waiter id is "" and there is nothing to leave.
  */
@@ -21,7 +23,11 @@ public final class QueuePlace {
     private final LockTarget target;
     private final LockKind kind;
     private final boolean inQueue;
-    private final String waiterId;
+    /** Whether a message naming this waiter hands it the lock (see {@link #renameAfterFailedAttempt()}). */
+    private final boolean takesOverFromMessages;
+    private final ClientIdentity identity;
+    private final String ownerPrefix;
+    private volatile String waiterId;
     /** Fair lock: the waiter's place, agreed by the nodes at its first refusal; 0 until then. */
     private volatile long ticket;
     /** An attempt asked to be queued: the waiter must leave when it stops waiting. */
@@ -39,10 +45,41 @@ public final class QueuePlace {
         this.target = target;
         this.kind = kind;
         this.inQueue = context.handoff().queuesInStore(kind) && !reentry;
+        this.takesOverFromMessages = inQueue && kind.handsOffLocally();
+        this.identity = context.identity();
+        this.ownerPrefix = owner;
         this.waiterTimeoutMs = context.settings().waiterTimeout().toMillis();
         this.waiterRefreshMs = context.settings().waiterRefreshMs();
         // distinct from every owner id (prefix:<n>), and never reused
-        this.waiterId = inQueue ? owner + ":q" + context.identity().nextOwnerSequence() : "";
+        this.waiterId = inQueue ? freshWaiterId() : "";
+    }
+
+    private String freshWaiterId() {
+        return ownerPrefix + ":q" + identity.nextOwnerSequence();
+    }
+
+    /**
+     * An attempt failed without an answer (a timeout, a broken link): Redis may still run it, late.
+     * Had a release handed the lock to this waiter id by then, that attempt claimed it (acquire.lua)
+     * and its abandon, which the store sent after it, passed it on; the handoff's message may still
+     * reach this waiter, even after a later attempt was refused and queued it again under the same
+     * id — and a release of the next holder could then hand it the lock again, under the id it
+     * believes it holds by. So a waiter that takes the lock over from messages leaves the queue
+     * under this id (which passes on a handoff to it nobody claimed) and waits on under a fresh id,
+     * at the back of the queue: no message naming the old id is acted on. Returns whether the id
+     * changed.
+     */
+    public boolean renameAfterFailedAttempt() {
+        if (!takesOverFromMessages) {
+            return false;
+        }
+        if (queued) {
+            store.leave(target, kind, waiterId);
+        }
+        queued = false;
+        refusedInQueue = false;
+        waiterId = freshWaiterId();
+        return true;
     }
 
     public String waiterId() {

@@ -14,8 +14,9 @@
 -- ARGV[2]  lease in milliseconds (positive integer)
 -- ARGV[3]  "1" when the caller believes it holds the lock already (re-entry), else "0"
 -- ARGV[4]  how long the token floor lives after this grant, in ms (with KEYS[4])
--- ARGV[5]  the caller's waiter id, the same for all attempts of one acquisition; "" where waiters
---          are not queued (Redlock, replica acknowledgements: the queue is not consulted)
+-- ARGV[5]  the caller's waiter id, the same for all attempts of one acquisition until one fails
+--          without an answer (then a fresh one: see docs/design.md); "" where waiters are not
+--          queued (Redlock, replica acknowledgements: the queue is not consulted)
 -- ARGV[6]  waiter timeout in ms: a queued waiter that does not ask again within it is dropped
 -- ARGV[7]  "1" when the caller waits if refused (it is queued), "0" for a single try
 --
