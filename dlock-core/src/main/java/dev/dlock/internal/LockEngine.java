@@ -5,6 +5,7 @@ import dev.dlock.LockListener;
 import dev.dlock.LockObserver;
 import dev.dlock.LockObserver.HoldEnding;
 import dev.dlock.LockObserver.LossCause;
+import dev.dlock.internal.acquire.AcquireContext;
 import dev.dlock.internal.acquire.Acquisition;
 import dev.dlock.internal.acquire.AllOrNoneAcquisition;
 import dev.dlock.internal.acquire.ClientNotices;
@@ -64,7 +65,7 @@ public final class LockEngine implements AutoCloseable {
     private final LocalHandoff handoff;
     private final Watchdog watchdog;
     private final LockInspector inspector;
-    private final Acquisition.Context acquireContext;
+    private final AcquireContext acquireContext;
     private final HoldFiling filing;
     private final HoldReleases releases;
     /** The client's admission to each semaphore it uses. */
@@ -111,7 +112,7 @@ public final class LockEngine implements AutoCloseable {
                 new HandoverRenewal(store, ticker, losses, holds), ticker);
         this.releases = new HoldReleases(store, handoff, events, losses, ticker, filing::forget);
         this.inspector = new LockInspector(store, keyPrefix);
-        this.acquireContext = new Acquisition.Context(store, wakeUps, handoff, identity, ticker, settings,
+        this.acquireContext = new AcquireContext(store, wakeUps, handoff, identity, ticker, settings,
                 events);
         events.startWarnings(holds, inspector);
         ClientNotices.listen(keyPrefix, identity.clientId(), wakeUps, holds, losses);

@@ -1,15 +1,10 @@
 package dev.dlock.internal.acquire;
 
-import dev.dlock.internal.hold.ClientIdentity;
 import dev.dlock.internal.observe.AcquireTrace;
-import dev.dlock.internal.observe.LockEvents;
-import dev.dlock.internal.settings.Settings;
-import dev.dlock.internal.settings.Ticker;
 import dev.dlock.internal.store.AcquireReply;
 import dev.dlock.internal.store.AcquireRequest;
 import dev.dlock.internal.store.Failures;
 import dev.dlock.internal.store.LockKind;
-import dev.dlock.internal.store.LockStore;
 import dev.dlock.internal.store.LockTarget;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
@@ -22,14 +17,14 @@ import java.util.concurrent.RejectedExecutionException;
  * passes.
  *
  * <p>Queued kinds ({@link LockKind#queued()}: fair lock, waiting writer) keep one waiter id across
- * the attempts (their {@link QueuePlace}; a reentrant waiter takes a fresh one after an attempt
- * that failed without an answer, so that a stale handoff message is never taken for its own), ask again at least every third of the waiter timeout so
- * that the store knows they live, and leave the queue as soon as they stop waiting. Every attempt
- * still has a fresh owner id, so a late command of a past attempt cannot touch a later grant. A
- * fair waiter ignores handoffs to other waiters: only the one the lock was handed to wakes at a
- * release. A kind that hands off locally parks its busy waits ({@link LocalPark}); where the
- * store hands off, its refused waiters are queued the same way, and the one a release hands the
- * lock to takes it over from the release message without asking the store again.
+ * the attempts (their {@link QueuePlace}, which says when a reentrant waiter takes a fresh one),
+ * ask again at least every third of the waiter timeout so that the store knows they live, and leave
+ * the queue as soon as they stop waiting. Every attempt still has a fresh owner id, so a late
+ * command of a past attempt cannot touch a later grant. A fair waiter ignores handoffs to other
+ * waiters: only the one the lock was handed to wakes at a release. A kind that hands off locally
+ * parks its busy waits ({@link LocalPark}); where the store hands off, its refused waiters are
+ * queued the same way, and the one a release hands the lock to takes it over from the release
+ * message without asking the store again.
  *
  * <p>Never blocks a thread: each step runs when the previous reply or wake-up arrives.
  * {@link #result()} completes with the grant, or null when the wait ended (or was cancelled);
@@ -37,12 +32,7 @@ import java.util.concurrent.RejectedExecutionException;
  */
 public final class Acquisition {
 
-    /** What the loop works with; nothing else of the client is reachable from it. */
-    public record Context(LockStore store, WakeUps wakeUps, LocalHandoff handoff, ClientIdentity identity, Ticker ticker,
-                   Settings settings, LockEvents events) {
-    }
-
-    private final Context context;
+    private final AcquireContext context;
     private final LockTarget target;
     private final LockKind kind;
     private final Attempts attempts;
@@ -70,7 +60,7 @@ public final class Acquisition {
      * @param waitNanos     how long to wait; negative: without bound
      * @param downgradeFrom read lock: owner id of the calling thread's write hold, else ""
      */
-    public Acquisition(Context context, LockTarget target, LockKind kind, String owner, String holder, long leaseMs,
+    public Acquisition(AcquireContext context, LockTarget target, LockKind kind, String owner, String holder, long leaseMs,
                 boolean reentry, long waitNanos, String downgradeFrom) {
         this.context = context;
         this.target = target;
@@ -161,10 +151,7 @@ public final class Acquisition {
 
     private void onReply(AcquireReply reply, Throwable error) {
         if (error != null) {
-            if (queue.renameAfterFailedAttempt()) {
-                // a handoff message naming the old waiter id may be stale: see QueuePlace
-                watch.renameWaiter(queue.waiterId());
-            }
+            queue.renameAfterFailedAttempt(watch);
             retryOrFail(Failures.unwrap(error));
             return;
         }

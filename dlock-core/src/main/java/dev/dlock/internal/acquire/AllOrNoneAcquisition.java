@@ -28,7 +28,7 @@ import java.util.concurrent.RejectedExecutionException;
  */
 public final class AllOrNoneAcquisition {
 
-    private final Acquisition.Context context;
+    private final AcquireContext context;
     private final StoreAllOrNone store;
     private final List<LockTarget> targets;
     private final String ownerPrefix;
@@ -56,7 +56,7 @@ public final class AllOrNoneAcquisition {
      * @param ownerPrefix the prefix of every attempt's owner ids (the client's and thread's)
      * @param waitNanos   how long to wait; negative: without bound
      */
-    public AllOrNoneAcquisition(Acquisition.Context context, StoreAllOrNone store, List<LockTarget> targets,
+    public AllOrNoneAcquisition(AcquireContext context, StoreAllOrNone store, List<LockTarget> targets,
                                 String ownerPrefix, String holder, long leaseMs, long waitNanos) {
         this.context = context;
         this.store = store;

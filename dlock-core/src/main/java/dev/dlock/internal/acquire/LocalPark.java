@@ -21,7 +21,7 @@ final class LocalPark implements ParkedWaiters.Waiter {
     private final boolean enabled;
     private final Acquisition acquisition;
 
-    LocalPark(Acquisition.Context context, LockTarget target, LockKind kind, Acquisition acquisition) {
+    LocalPark(AcquireContext context, LockTarget target, LockKind kind, Acquisition acquisition) {
         this.handoff = context.handoff();
         this.ticker = context.ticker();
         this.key = target.key();

@@ -38,7 +38,7 @@ public final class OutageRetry {
     private long attemptNanos;
 
     /** For an acquisition of the given wait (0: one attempt) on the context's store. */
-    static OutageRetry of(Acquisition.Context context, long waitNanos) {
+    static OutageRetry of(AcquireContext context, long waitNanos) {
         return new OutageRetry(context.ticker(), waitNanos, context.settings().outageTolerance(),
                 context.store().productName());
     }

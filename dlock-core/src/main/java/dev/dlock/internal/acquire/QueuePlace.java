@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
  * waiting writer; and the reentrant lock on one Redis, {@link LocalHandoff#queuesInStore}), kept
  * across its attempts: one waiter id for all of them (its place in the queue, or its waiting
  * mark; a reentrant waiter takes a fresh one after an attempt that failed without an answer, see
- * {@link #renameAfterFailedAttempt()}), the fair lock's ticket once the nodes agreed on it, and whether an attempt asked to be
- * queued, so that the waiter leaves as soon as it stops waiting. Otherwise, and for a re-entry,
+ * {@link #renameAfterFailedAttempt()}), the fair lock's ticket once the nodes agreed on it, and
+ * whether an attempt asked to be queued, so that the waiter leaves as soon as it stops waiting. Otherwise, and for a re-entry,
  * the waiter id is "" and there is nothing to leave.
  */
 public final class QueuePlace {
@@ -40,7 +40,7 @@ public final class QueuePlace {
     private final long waiterRefreshMs;
 
     /** @param owner the acquisition's owner prefix, or the hold's owner id for a re-entry */
-    public QueuePlace(Acquisition.Context context, LockTarget target, LockKind kind, String owner, boolean reentry) {
+    public QueuePlace(AcquireContext context, LockTarget target, LockKind kind, String owner, boolean reentry) {
         this.store = context.store();
         this.target = target;
         this.kind = kind;
@@ -66,12 +66,12 @@ public final class QueuePlace {
      * id — and a release of the next holder could then hand it the lock again, under the id it
      * believes it holds by. So a waiter that takes the lock over from messages leaves the queue
      * under this id (which passes on a handoff to it nobody claimed) and waits on under a fresh id,
-     * at the back of the queue: no message naming the old id is acted on. Returns whether the id
-     * changed.
+     * at the back of the queue, and its {@code watch} wakes only for messages naming the new id: no
+     * message naming the old id is acted on.
      */
-    public boolean renameAfterFailedAttempt() {
+    void renameAfterFailedAttempt(ChannelWatch watch) {
         if (!takesOverFromMessages) {
-            return false;
+            return;
         }
         if (queued) {
             store.leave(target, kind, waiterId);
@@ -79,7 +79,7 @@ public final class QueuePlace {
         queued = false;
         refusedInQueue = false;
         waiterId = freshWaiterId();
-        return true;
+        watch.renameWaiter(waiterId);
     }
 
     public String waiterId() {
