@@ -11,9 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * A multi-lock's acquires where the store takes every name in one step, all or none
@@ -53,28 +50,13 @@ final class AllAtOnce {
     /** On interrupt: stop waiting, make sure nothing stays held in the store, then throw. */
     private static List<AcquireReply.Granted> awaitInterruptibly(LockEngine engine, AllOrNoneAcquisition acquisition)
             throws InterruptedException {
-        try {
-            return acquisition.result().get();
-        } catch (ExecutionException e) {
-            throw Failures.forCaller(e);
-        } catch (InterruptedException interrupt) {
-            acquisition.cancel();
-            long boundMs = engine.closeBoundMs();
-            try {
-                List<AcquireReply.Granted> raced = acquisition.result().get(boundMs, TimeUnit.MILLISECONDS);
-                if (raced != null) {
-                    List<CompletableFuture<Void>> abandons = new ArrayList<>();
-                    for (int i = 0; i < raced.size(); i++) {
-                        abandons.add(engine.abandon(acquisition.targets().get(i), LockKind.REENTRANT,
-                                acquisition.owners().get(i)));
-                    }
-                    CompletableFuture.allOf(abandons.toArray(CompletableFuture[]::new)).get(boundMs, TimeUnit.MILLISECONDS);
-                }
-            } catch (ExecutionException | TimeoutException | InterruptedException ignored) {
-                // the acquire failed or hangs: the store already sent a best-effort release
+        return Blocking.awaitInterruptibly(acquisition.result(), acquisition::cancel, raced -> {
+            List<CompletableFuture<Void>> abandons = new ArrayList<>();
+            for (int i = 0; i < raced.size(); i++) {
+                abandons.add(engine.abandon(acquisition.targets().get(i), LockKind.REENTRANT, acquisition.owners().get(i)));
             }
-            throw interrupt;
-        }
+            return CompletableFuture.allOf(abandons.toArray(CompletableFuture[]::new));
+        }, engine.closeBoundMs());
     }
 
     /** For a handle: every name or none; cancelling the returned future cancels the acquire. */

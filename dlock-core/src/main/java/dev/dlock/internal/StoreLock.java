@@ -16,9 +16,7 @@ import dev.dlock.internal.store.LockTarget;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
 
 /**
@@ -140,25 +138,10 @@ public final class StoreLock implements DistributedLock {
         held.count++;
     }
 
-    /** On interrupt: stop waiting, make sure nothing stays held in Redis, then throw. */
+    /** On interrupt: stop waiting, make sure nothing stays held in the store, then throw. */
     private AcquireReply.Granted awaitInterruptibly(Acquisition acquisition) throws InterruptedException {
-        try {
-            return acquisition.result().get();
-        } catch (ExecutionException e) {
-            throw Failures.forCaller(e);
-        } catch (InterruptedException interrupt) {
-            acquisition.cancel();
-            long boundMs = engine.closeBoundMs();
-            try {
-                AcquireReply.Granted raced = acquisition.result().get(boundMs, TimeUnit.MILLISECONDS);
-                if (raced != null) {
-                    engine.abandon(target, kind, acquisition.attempts().owner()).get(boundMs, TimeUnit.MILLISECONDS);
-                }
-            } catch (ExecutionException | TimeoutException | InterruptedException ignored) {
-                // the acquire failed or hangs: Failures already sent a best-effort release
-            }
-            throw interrupt;
-        }
+        return Blocking.awaitInterruptibly(acquisition.result(), acquisition::cancel,
+                raced -> engine.abandon(target, kind, acquisition.attempts().owner()), engine.closeBoundMs());
     }
 
     @Override
