@@ -99,7 +99,9 @@ class DoctorTopologyTest {
         RedisServer replica = cluster.replicasOf(master).get(0);
         String replicaId = RedisClusterGroup.nodeId(replica);
         replica.kill();
-        await().atMost(Duration.ofSeconds(30)).until(() -> String.valueOf(master.command("CLUSTER", "NODES")).lines()
+        // doctor reads CLUSTER NODES from the node it is given, so wait until that node, not the master, sees the loss
+        RedisServer asked = cluster.nodes().get(0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> String.valueOf(asked.command("CLUSTER", "NODES")).lines()
                 .anyMatch(line -> line.startsWith(replicaId) && line.contains("fail")));
         Run alone = doctor("--cluster", cluster.uris().get(0));
         assertThat(alone.line("cluster-replicas")).as(alone.toString()).startsWith("WARN ")
