@@ -26,7 +26,8 @@ import javax.sql.DataSource;
  * by the run; HikariCP pools of 20 connections (one per client where several clients contend, as
  * separate services would have). Also: what 100,000 held locks cost in the
  * table, and the dead tuples that lock churn leaves with autovacuum on. After the contended dlock run it
- * prints the dlock functions the server ran per acquisition (its round trips). First it measures
+ * prints the dlock functions the server ran per acquisition (its round trips); after each contended run,
+ * the handoff from a holder in one client to a waiter in another ({@link CrossClientHandoff}). First it measures
  * what a NOTIFY takes to reach a listening thread, the floor under a handoff to another client.
  *
  * <pre>java -cp dlock-bench.jar dev.dlock.bench.PostgresBench [--rounds N] [--held LOCKS] [--churn PAIRS] [--autovacuum-tuned]</pre>
@@ -100,6 +101,12 @@ public final class PostgresBench {
                         if (names.get(k).equals("dlock")) {
                             System.out.println("    dlock functions called per acquisition: "
                                     + functionCallsPer(server, acquisitions));
+                        }
+                        try (HikariDataSource holderPool = pool(server.jdbcUrl());
+                                HikariDataSource waiterPool = pool(server.jdbcUrl());
+                                PostgresContenders.Subject holder = subjects.get(k).apply(holderPool);
+                                PostgresContenders.Subject waiter = subjects.get(k).apply(waiterPool)) {
+                            CrossClientHandoff.measure(names.get(k), holder, waiter);
                         }
                     }
                 }

@@ -75,7 +75,7 @@ final class PgWakeUps implements WakeUpSource, AutoCloseable {
             LOG.warn("PostgreSQL at {}: a NOTIFY did not reach this client's LISTEN connection within {} ms (PgBouncer in "
                     + "transaction pooling?); waiters poll instead", connections.address(), PROBE_MS);
             wakeUps.polling = true;
-            PgConnections.closeQuietly(wakeUps.connection);
+            wakeUps.closeListenConnection();
             return wakeUps;
         }
         wakeUps.thread = new Thread(wakeUps::receive, "dlock-postgres-listen");
@@ -142,6 +142,7 @@ final class PgWakeUps implements WakeUpSource, AutoCloseable {
                     backendPid = rows.getInt(1);
                 }
             }
+            PgPromptNotifications.apply(listen);
         } catch (SQLException e) {
             PgConnections.closeQuietly(listen);
             throw e;
@@ -190,7 +191,7 @@ final class PgWakeUps implements WakeUpSource, AutoCloseable {
                     return;
                 }
                 LOG.debug("LISTEN connection to {} lost; connecting again", connections.address(), e);
-                PgConnections.closeQuietly(connection);
+                closeListenConnection();
                 backoffMs = reconnect(backoffMs);
             }
         }
@@ -209,7 +210,7 @@ final class PgWakeUps implements WakeUpSource, AutoCloseable {
                 }
                 return 50;
             } catch (SQLException | RuntimeException e) {
-                PgConnections.closeQuietly(connection);
+                closeListenConnection();
                 backoffMs = Math.min(2000, backoffMs * 2);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -246,10 +247,18 @@ final class PgWakeUps implements WakeUpSource, AutoCloseable {
         }
     }
 
+    private void closeListenConnection() {
+        Connection current = connection;
+        if (current != null) {
+            PgPromptNotifications.undo(current);
+            PgConnections.closeQuietly(current);
+        }
+    }
+
     @Override
     public void close() {
         closed = true;
-        PgConnections.closeQuietly(connection);
+        closeListenConnection();
         if (thread != null) {
             thread.interrupt();
         }
