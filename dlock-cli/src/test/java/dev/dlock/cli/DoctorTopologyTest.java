@@ -8,15 +8,14 @@ import dev.dlock.cli.DoctorTest.Run;
 import dev.dlock.testing.RedisClusterGroup;
 import dev.dlock.testing.RedisSentinelGroup;
 import dev.dlock.testing.RedisServer;
+import dev.dlock.testing.SkewedClockLibrary;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -152,24 +151,18 @@ class DoctorTopologyTest {
     }
 
     /**
-     * A {@code redis-server} whose wall clock is {@code offset} ahead: a script that runs it with a
-     * small preloaded library (clock-offset.c, compiled here with gcc) moving CLOCK_REALTIME only.
-     * libfaketime cannot do it: under it the server does not start (its allocator recurses).
+     * A {@code redis-server} whose wall clock is {@code offset} ahead: a script that runs it with the
+     * preloaded library of {@link SkewedClockLibrary}, which moves CLOCK_REALTIME only.
      */
-    private static Path clockOffBy(Path dir, Duration offset) throws IOException, InterruptedException {
-        Path source = dir.resolve("clock-offset.c");
-        try (InputStream in = DoctorTopologyTest.class.getResourceAsStream("/clock-offset.c")) {
-            Files.copy(in, source);
-        }
-        Path library = dir.resolve("clock-offset.so");
-        Process gcc = new ProcessBuilder("gcc", "-shared", "-fPIC", "-O2", "-o", library.toString(), source.toString())
-                .redirectErrorStream(true).start();
-        assertThat(gcc.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(gcc.exitValue()).as(new String(gcc.getInputStream().readAllBytes())).isZero();
+    private static Path clockOffBy(Path dir, Duration offset) throws IOException {
+        StringBuilder whyNot = new StringBuilder();
+        Path library = SkewedClockLibrary.compile(dir, whyNot).orElseThrow(() -> new AssertionError(whyNot));
+        StringBuilder environment = new StringBuilder();
+        SkewedClockLibrary.environment(library, offset.toMillis(), 1.0)
+                .forEach((name, value) -> environment.append(name).append('=').append(value).append(' '));
         Path wrapper = dir.resolve("redis-server-clock-off");
         // exec keeps the process id, which the harness checks to know its own server answers
-        Files.writeString(wrapper, "#!/bin/sh\nDLOCK_CLOCK_OFFSET_MS=" + offset.toMillis() + " LD_PRELOAD=" + library
-                + " exec redis-server \"$@\"\n");
+        Files.writeString(wrapper, "#!/bin/sh\n" + environment + "exec redis-server \"$@\"\n");
         Files.setPosixFilePermissions(wrapper, PosixFilePermissions.fromString("rwx------"));
         return wrapper;
     }

@@ -1,19 +1,15 @@
 package dev.dlock.faults;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
+import dev.dlock.testing.SkewedClockLibrary;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The wall clock of a client JVM put {@code offsetMs} off and running {@code rate} times as fast as
- * the true one, as on a host whose clock NTP no longer keeps: {@code skewed-clock.c}, compiled by the
- * campaign with gcc and preloaded into the JVM, moves CLOCK_REALTIME ({@code System.currentTimeMillis},
+ * the true one, as on a host whose clock NTP no longer keeps: {@link SkewedClockLibrary}, compiled by
+ * the campaign with gcc and preloaded into the JVM, moves CLOCK_REALTIME ({@code System.currentTimeMillis},
  * {@code Instant.now}) only. The monotonic clock ({@code System.nanoTime}) and the timeouts of every
  * wait (sleeps, selector polls, parks) stay true, as they do on such a host. dlock judges leases on
  * the monotonic clock and on Redis's; the campaign checks that a client's wrong wall clock changes
@@ -32,34 +28,16 @@ record SkewedClock(Path library, long offsetMs, double rate) {
      * or not Linux).
      */
     static Optional<Path> compile(Path dir, StringBuilder whyNot) {
-        if (!System.getProperty("os.name").toLowerCase(Locale.ROOT).contains("linux")) {
-            whyNot.append("clock skew skipped: a preloaded library moves the wall clock only on Linux");
-            return Optional.empty();
+        StringBuilder why = new StringBuilder();
+        Optional<Path> library = SkewedClockLibrary.compile(dir, why);
+        if (library.isEmpty()) {
+            whyNot.append("clock skew skipped: ").append(why);
         }
-        Path source = dir.resolve("skewed-clock.c");
-        Path library = dir.resolve("skewed-clock.so");
-        try (InputStream in = SkewedClock.class.getResourceAsStream("/skewed-clock.c")) {
-            Files.copy(in, source);
-            Process gcc = new ProcessBuilder("gcc", "-shared", "-fPIC", "-O2", "-o", library.toString(), source.toString())
-                    .redirectErrorStream(true).start();
-            String output = new String(gcc.getInputStream().readAllBytes());
-            if (!gcc.waitFor(60, TimeUnit.SECONDS) || gcc.exitValue() != 0) {
-                whyNot.append("clock skew skipped: gcc could not compile ").append(source).append(": ").append(output.strip());
-                return Optional.empty();
-            }
-            return Optional.of(library);
-        } catch (IOException e) {
-            whyNot.append("clock skew skipped: cannot run gcc (").append(e.getMessage()).append(")");
-            return Optional.empty();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new UncheckedIOException(new IOException("interrupted while compiling " + source));
-        }
+        return library;
     }
 
     Map<String, String> environment() {
-        return Map.of("LD_PRELOAD", library.toString(), "DLOCK_CLOCK_OFFSET_MS", Long.toString(offsetMs),
-                "DLOCK_CLOCK_RATE", Double.toString(rate));
+        return SkewedClockLibrary.environment(library, offsetMs, rate);
     }
 
     /** {@code +1h x1.5}: how the history and the summary name it. */

@@ -1,15 +1,17 @@
 /*
- * Preloaded (LD_PRELOAD) into a campaign client's JVM to give it the wall clock of a host whose
- * clock is off and runs at the wrong rate: from the moment the library is loaded, CLOCK_REALTIME
- * (and gettimeofday, time) reads DLOCK_CLOCK_OFFSET_MS milliseconds off and advances
- * DLOCK_CLOCK_RATE times as fast as the true one (1.5 fast, 0.5 slow).
+ * Preloaded (LD_PRELOAD) into a process (a fault campaign's client JVM, a test's redis-server) to
+ * give it the wall clock of a host whose clock is off and runs at the wrong rate: from the moment
+ * the library is loaded, CLOCK_REALTIME (and gettimeofday, time) reads DLOCK_CLOCK_OFFSET_MS
+ * milliseconds off and advances DLOCK_CLOCK_RATE times as fast as the true one (1.5 fast, 0.5
+ * slow; 1 when unset: only off).
  *
  * Only the wall clock moves. The monotonic and CPU clocks stay true, and so do the timeouts of
  * every wait (nanosleep, poll, epoll_wait, condition variables): a host whose clock NTP has lost
  * still waits real time. libfaketime's rate also shortens or stretches those waits, which turned a
  * client's network thread into a busy loop; this library does nothing to them.
  * It calls the kernel directly rather than the next definition (dlsym), so that it works before the
- * dynamic linker has finished and cannot recurse.
+ * dynamic linker has finished and cannot recurse (redis-server's allocator asks for the time while
+ * it starts, which makes libfaketime recurse and the server not start).
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
