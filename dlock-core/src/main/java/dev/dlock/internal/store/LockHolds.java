@@ -3,8 +3,10 @@ package dev.dlock.internal.store;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Every live hold of a name: the exclusive holder, each reader and
@@ -21,14 +23,14 @@ public record LockHolds(int permits, List<HoldState> holds) {
     /**
      * Redlock's view of the nodes' holds (null for a node that failed): each hold whose owner has a
      * copy on a quorum of the nodes, with the largest token, the largest count and the shortest
-     * lease left; the largest permit count any node stores.
+     * lease left; the permit count stored by most of the nodes that carry those holds. Not the
+     * largest any node stores: a refused acquire with another count may have taken a permit on a
+     * node that the holders missed, and it stays there until it is given back or its lease ends.
      */
     public static LockHolds heldByQuorum(List<LockHolds> nodes, int quorum) {
         Map<String, List<HoldState>> byOwner = new HashMap<>();
-        int permits = 0;
         for (LockHolds node : nodes) {
             if (node != null) {
-                permits = Math.max(permits, node.permits());
                 node.holds().forEach(hold -> byOwner.computeIfAbsent(hold.owner(), owner -> new ArrayList<>()).add(hold));
             }
         }
@@ -42,6 +44,20 @@ public record LockHolds(int permits, List<HoldState> holds) {
             }
         }
         held.sort(Comparator.comparingLong(HoldState::token));
-        return new LockHolds(held.isEmpty() ? 0 : permits, held);
+        return new LockHolds(held.isEmpty() ? 0 : permitsOfTheHolders(nodes, held), held);
+    }
+
+    private static int permitsOfTheHolders(List<LockHolds> nodes, List<HoldState> held) {
+        Set<String> owners = new HashSet<>();
+        held.forEach(hold -> owners.add(hold.owner()));
+        Map<Integer, Integer> nodesByPermits = new HashMap<>();
+        for (LockHolds node : nodes) {
+            if (node != null && node.holds().stream().anyMatch(hold -> owners.contains(hold.owner()))) {
+                nodesByPermits.merge(node.permits(), 1, Integer::sum);
+            }
+        }
+        return nodesByPermits.entrySet().stream()
+                .max(Comparator.<Map.Entry<Integer, Integer>>comparingInt(Map.Entry::getValue).thenComparingInt(Map.Entry::getKey))
+                .map(Map.Entry::getKey).orElse(0);
     }
 }
