@@ -1,4 +1,4 @@
-package dev.dlock.bench;
+package dev.dlock.bench.postgres;
 
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

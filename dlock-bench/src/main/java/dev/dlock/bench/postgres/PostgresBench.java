@@ -1,4 +1,4 @@
-package dev.dlock.bench;
+package dev.dlock.bench.postgres;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -30,7 +30,7 @@ import javax.sql.DataSource;
  * the handoff from a holder in one client to a waiter in another ({@link CrossClientHandoff}). First it measures
  * what a NOTIFY takes to reach a listening thread, the floor under a handoff to another client.
  *
- * <pre>java -cp dlock-bench.jar dev.dlock.bench.PostgresBench [--rounds N] [--held LOCKS] [--churn PAIRS] [--autovacuum-tuned]</pre>
+ * <pre>java -cp dlock-bench.jar dev.dlock.bench.postgres.PostgresBench [--rounds N] [--held LOCKS] [--churn PAIRS] [--autovacuum-tuned]</pre>
  *
  * <p>{@code --autovacuum-tuned}: autovacuum wakes every second and vacuums dlock's tables after
  * 1,000 dead rows without pauses, as deployments.md advises for hot locks (default: PostgreSQL's).

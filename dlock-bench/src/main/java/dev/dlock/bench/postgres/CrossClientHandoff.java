@@ -1,4 +1,4 @@
-package dev.dlock.bench;
+package dev.dlock.bench.postgres;
 
 import java.util.Arrays;
 import java.util.Locale;

@@ -1,4 +1,4 @@
-package dev.dlock.bench;
+package dev.dlock.bench.postgres;
 
 import dev.dlock.internal.postgres.PgPromptNotifications;
 import java.sql.Connection;
