@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  * whose clock NTP no longer keeps. Its source, {@code skewed-clock.c}, is compiled with gcc.
  *
  * <p>libfaketime is not used: its rate also shortens or stretches the process's waits (a client's
- * network thread span), and under it redis-server does not start (its allocator recurses).
+ * network thread spin), and under it redis-server does not start (its allocator recurses).
  */
 public final class SkewedClockLibrary {
 
