@@ -11,12 +11,13 @@ import java.util.concurrent.locks.Lock;
  * A handoff between two services: a holder in one client releases while a thread of another client
  * waits in {@code lock()}; the time from the release's start to the waiter's grant. This is every
  * handoff where each service runs one contender, and what a waiter pays when the lock leaves the
- * service holding it. The release comes a random 0–100 ms after the waiter started to wait, so a
+ * service holding it. The release comes a random 5–105 ms after the waiter started to wait, so a
  * contender that polls is met at a random point of its poll interval, as a real release would be.
  */
 final class CrossClientHandoff {
 
     private static final int SAMPLES = 100;
+    private static final long MIN_WAIT_MS = 5;
     private static final long MAX_EXTRA_WAIT_MS = 100;
 
     private CrossClientHandoff() {
@@ -36,10 +37,12 @@ final class CrossClientHandoff {
                 waiter.unlock();
             }, "cross-client-waiter");
             waiting.start();
-            while (waiting.getState() != Thread.State.WAITING && waiting.getState() != Thread.State.TIMED_WAITING) {
+            while (waiting.getState() != Thread.State.WAITING && waiting.getState() != Thread.State.TIMED_WAITING
+                    && waiting.isAlive()) {
                 Thread.onSpinWait();
             }
-            TimeUnit.MILLISECONDS.sleep(ThreadLocalRandom.current().nextLong(MAX_EXTRA_WAIT_MS));
+            // blocked may still mean its first attempt is under way: the least wait lets it queue
+            TimeUnit.MILLISECONDS.sleep(MIN_WAIT_MS + ThreadLocalRandom.current().nextLong(MAX_EXTRA_WAIT_MS));
             long released = System.nanoTime();
             holder.unlock();
             waiting.join(TimeUnit.SECONDS.toMillis(30));
