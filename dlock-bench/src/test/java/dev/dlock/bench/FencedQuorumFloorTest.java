@@ -2,8 +2,10 @@ package dev.dlock.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.dlock.testing.RedisServer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -35,18 +37,22 @@ class FencedQuorumFloorTest {
                     assertThat(String.valueOf(server.command("GET", "bench:fenced"))).contains("\t");
                 }
                 held.unlock();
-                // the release raised every floor to the quorum's token, the one above the raised floor
+                // the release raised every floor to the quorum's token, the one above the raised floor; it
+                // returns once a quorum released, so the last server may still be on its way
                 for (RedisServer server : servers) {
-                    assertThat(server.command("EXISTS", "bench:fenced")).isEqualTo(0L);
-                    assertThat(Long.parseLong(String.valueOf(server.command("GET", "fenced-floor:token-floor"))))
-                            .as("floor on %s", server.uri()).isEqualTo(raised + 1);
+                    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                        assertThat(server.command("EXISTS", "bench:fenced")).isEqualTo(0L);
+                        assertThat(Long.parseLong(String.valueOf(server.command("GET", "fenced-floor:token-floor"))))
+                                .as("floor on %s", server.uri()).isEqualTo(raised + 1);
+                    });
                 }
                 BenchLock next = second.lock("bench:fenced");
                 next.lock();
                 next.unlock();
                 for (RedisServer server : servers) {
-                    assertThat(Long.parseLong(String.valueOf(server.command("GET", "fenced-floor:token-floor"))))
-                            .isGreaterThan(raised + 1);
+                    await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                            assertThat(Long.parseLong(String.valueOf(server.command("GET", "fenced-floor:token-floor"))))
+                                    .as("floor on %s", server.uri()).isGreaterThan(raised + 1));
                 }
             }
         } finally {
