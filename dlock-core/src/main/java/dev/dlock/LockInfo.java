@@ -29,7 +29,9 @@ import java.util.Optional;
  *                       time at the grant, so it can read short after a failover to a server whose
  *                       clock is behind.
  * @param holds          every hold of the name in this view, in the order they were granted (by
- *                       fencing token); empty when free
+ *                       fencing token; on Redlock, in the order they reached a quorum, which a node
+ *                       that granted a hold late, after its acquire returned, can put out of token
+ *                       order); empty when free
  * @param permits        a semaphore's permit count, as stored with it while any permit is held;
  *                       0 when the name is not a held semaphore
  */

@@ -155,7 +155,12 @@ class SemaphoreTest {
         if (topology == Topology.ONE_REDIS) {
             assertThat(tokens).containsExactly(first.fencingToken(), second.fencingToken(), third.fencingToken());
         }
-        assertThat(tokens).isSorted().doesNotHaveDuplicates();
+        if (topology != Topology.REDLOCK) {
+            // Redlock lists them in the order they reached a quorum: a node that granted the first one
+            // late, after the acquire had returned, can have given it the largest token
+            assertThat(tokens).isSorted();
+        }
+        assertThat(tokens).doesNotHaveDuplicates();
         assertThat(a.availablePermits()).isZero();
         assertThat(a.tryAcquire()).isEmpty();
         // what the command line shows: the plain view of the name and the listing

@@ -23,9 +23,11 @@ public record LockHolds(int permits, List<HoldState> holds) {
     /**
      * Redlock's view of the nodes' holds (null for a node that failed): each hold whose owner has a
      * copy on a quorum of the nodes, with the largest token, the largest count and the shortest
-     * lease left; the permit count stored by most of the nodes that carry those holds. Not the
-     * largest any node stores: a refused acquire with another count may have taken a permit on a
-     * node that the holders missed, and it stays there until it is given back or its lease ends.
+     * lease left, in the order the holds reached a quorum (the quorum-th smallest token of each
+     * one's copies: a node that granted late, after the acquire had returned, can give an earlier
+     * hold the largest token); the permit count stored by most of the nodes that carry those holds.
+     * Not the largest any node stores: a refused acquire with another count may have taken a permit
+     * on a node that the holders missed, and it stays there until it is given back or its lease ends.
      */
     public static LockHolds heldByQuorum(List<LockHolds> nodes, int quorum) {
         Map<String, List<HoldState>> byOwner = new HashMap<>();
@@ -34,16 +36,18 @@ public record LockHolds(int permits, List<HoldState> holds) {
                 node.holds().forEach(hold -> byOwner.computeIfAbsent(hold.owner(), owner -> new ArrayList<>()).add(hold));
             }
         }
-        List<HoldState> held = new ArrayList<>();
+        Map<HoldState, Long> reachedQuorumAt = new HashMap<>();
         for (List<HoldState> copies : byOwner.values()) {
             if (copies.size() >= quorum) {
                 HoldState first = copies.get(0);
-                held.add(new HoldState(first.owner(), copies.stream().mapToInt(HoldState::holdCount).max().orElse(0),
-                        copies.stream().mapToLong(HoldState::token).max().orElse(0), first.holder(),
-                        copies.stream().mapToLong(HoldState::pttlMs).min().orElse(0), first.shared()));
+                long[] tokens = copies.stream().mapToLong(HoldState::token).sorted().toArray();
+                reachedQuorumAt.put(new HoldState(first.owner(), copies.stream().mapToInt(HoldState::holdCount).max().orElse(0),
+                        tokens[tokens.length - 1], first.holder(),
+                        copies.stream().mapToLong(HoldState::pttlMs).min().orElse(0), first.shared()), tokens[quorum - 1]);
             }
         }
-        held.sort(Comparator.comparingLong(HoldState::token));
+        List<HoldState> held = new ArrayList<>(reachedQuorumAt.keySet());
+        held.sort(Comparator.<HoldState>comparingLong(reachedQuorumAt::get).thenComparingLong(HoldState::token));
         return new LockHolds(held.isEmpty() ? 0 : permitsOfTheHolders(nodes, held), held);
     }
 
