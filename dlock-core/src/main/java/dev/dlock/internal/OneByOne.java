@@ -44,29 +44,17 @@ final class OneByOne {
     }
 
     void takeAll(Take take) {
-        List<DistributedLock> taken = new ArrayList<>();
-        try {
-            for (DistributedLock lock : locks) {
-                take.on(lock);
-                taken.add(lock);
-            }
-        } catch (RuntimeException e) {
-            giveBack(taken, e);
-            throw e;
-        }
+        tryAll(lock -> {
+            take.on(lock);
+            return true;
+        });
     }
 
     void takeAllInterruptibly() throws InterruptedException {
-        List<DistributedLock> taken = new ArrayList<>();
-        try {
-            for (DistributedLock lock : locks) {
-                lock.lockInterruptibly();
-                taken.add(lock);
-            }
-        } catch (InterruptedException | RuntimeException e) {
-            giveBack(taken, e);
-            throw e;
-        }
+        tryAllInterruptibly(lock -> {
+            lock.lockInterruptibly();
+            return true;
+        });
     }
 
     boolean tryAll(Function<DistributedLock, Boolean> attempt) {
