@@ -296,17 +296,7 @@ public final class PostgresBench {
 
     private static PostgresContenders.Subject dlock(DataSource pool) {
         LockClient client = LockClient.builder().postgres(pool).build();
-        return new PostgresContenders.Subject() {
-            @Override
-            public Lock lock(String name) {
-                return client.getLock(name);
-            }
-
-            @Override
-            public void close() {
-                client.close();
-            }
-        };
+        return PostgresContenders.Subject.of(client::getLock, client::close);
     }
 
     private static HikariDataSource pool(String jdbcUrl) {

@@ -6,6 +6,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
 import java.util.concurrent.locks.Lock;
+import java.util.function.Function;
 import javax.sql.DataSource;
 import org.springframework.integration.jdbc.lock.DefaultLockRepository;
 import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
@@ -26,6 +27,21 @@ final class PostgresContenders {
 
         @Override
         void close();
+
+        /** A subject whose locks come from {@code locks}, closed by {@code close}. */
+        static Subject of(Function<String, Lock> locks, Runnable close) {
+            return new Subject() {
+                @Override
+                public Lock lock(String name) {
+                    return locks.apply(name);
+                }
+
+                @Override
+                public void close() {
+                    close.run();
+                }
+            };
+        }
     }
 
     static Subject jdbcLockRegistry(DataSource pool) {
@@ -34,31 +50,12 @@ final class PostgresContenders {
         repository.afterPropertiesSet();
         repository.afterSingletonsInstantiated();
         JdbcLockRegistry registry = new JdbcLockRegistry(repository);
-        return new Subject() {
-            @Override
-            public Lock lock(String name) {
-                return registry.obtain(name);
-            }
-
-            @Override
-            public void close() {
-                repository.close();
-            }
-        };
+        return Subject.of(registry::obtain, repository::close);
     }
 
     /** The raw floor: INSERT ... ON CONFLICT DO NOTHING / DELETE ... WHERE owner = ?, one connection per thread. */
     static Subject raw(DataSource pool) {
-        return new Subject() {
-            @Override
-            public Lock lock(String name) {
-                return new RawLock(pool, name);
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        return Subject.of(name -> new RawLock(pool, name), () -> { });
     }
 
     private static final class RawLock extends java.util.concurrent.locks.ReentrantLock {
