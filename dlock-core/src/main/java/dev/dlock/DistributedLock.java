@@ -1,6 +1,7 @@
 package dev.dlock;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -33,18 +34,31 @@ import java.util.concurrent.locks.Lock;
  * <ul>
  *   <li>{@link #isHeldByCurrentThread()} is false and {@link #getHoldCount()} is 0;
  *   <li>{@link LockListener}s and {@link LockHandle#whenLost()} are told, once;
- *   <li>the first {@link #unlock()} throws {@link LockLostException} and lets go of the lost hold
- *       with all its re-entries; a further {@code unlock()} throws IllegalMonitorStateException as
- *       for any lock not held. The store is not touched: the lock may be someone else's by now;
+ *   <li>every {@link #unlock()} still owed to the lost hold (one per {@code lock} of it, re-entries
+ *       included) throws {@link LockLostException}, so a nested {@code finally} reports the loss at each
+ *       level; the last of them lets go of the lost hold, and a further {@code unlock()} throws
+ *       IllegalMonitorStateException as for any lock not held. The store is not touched: the lock may
+ *       be someone else's by now;
  *   <li>{@link #lock()}, {@link #tryLock()} and the other acquires let go of the lost hold (its
  *       {@code unlock} is then no longer owed) and acquire afresh, as if it had never been held;
  *   <li>{@link #fencingToken()} still returns the lost hold's token until then, which a fenced
  *       resource refuses.
  * </ul>
  * So every usual idiom leaves the thread able to lock the name again: {@code try/finally unlock()}
- * (the unlock throws LockLostException once), {@code if (isHeldByCurrentThread()) unlock()}
+ * (each owed unlock throws LockLostException), {@code if (isHeldByCurrentThread()) unlock()}
  * (skips the unlock), and no unlock at all. A re-entry ({@code lock()} while holding) that finds
  * the hold gone in the store throws LockLostException; the hold is then known lost as above.
+ *
+ * <h2>Async acquires</h2>
+ * The future that {@link #acquireAsync()} and {@link #tryAcquireAsync(Duration)} return belongs to
+ * the caller: completing it in any way before dlock does ({@code cancel}, {@code complete},
+ * {@code completeExceptionally}, {@code orTimeout}, {@code completeOnTimeout}, {@code completeAsync},
+ * {@code obtrudeValue}, {@code obtrudeException}) abandons the acquire, and a hold granted meanwhile
+ * is given back at once: a caller who stopped waiting never keeps the lock. Once dlock has completed
+ * it with a handle, the result cannot be replaced ({@code obtrude...} throws IllegalStateException;
+ * release the handle instead). A stage made from it ({@code thenApply}, {@code copy()}, ...) is the
+ * caller's own: completing that one does not reach the acquire. A thread blocked in its
+ * {@code get()} that is interrupted leaves the acquire running: cancel the future then.
  *
  * <h2>Waiting</h2>
  * Waiters are woken by a pub/sub message when the lock is released, and retry at the latest when
@@ -63,15 +77,35 @@ import java.util.concurrent.locks.Lock;
  * the last failure as cause. {@link #tryLock()} makes one attempt and throws at once. When an
  * attempt times out its outcome is unknown: dlock sends a best-effort release before trying
  * again or throwing, so nothing stays held by a caller who was told it failed.
+ *
+ * <h2>A wait bounds the call</h2>
+ * Every acquire that takes a wait ({@code tryLock} in all its forms, {@code tryLock()} as a wait of
+ * zero, {@code tryAcquireAsync}) answers at the latest {@link LockClient#WAIT_OVERRUN} (1 s) after
+ * its wait ends, even when the store does not answer at all (a paused server, a lost network): then
+ * with a LockBackendException saying the outcome is unknown ("acquire outcome unknown for ..."), and
+ * a grant the store sends later is released. The same holds for a re-entry made by these methods.
+ *
+ * <p>Not for implementation outside dlock: dlock's {@link LockClient} hands out its implementations, and
+ * methods may be added.
  */
 public interface DistributedLock extends Lock {
 
     /**
-     * The lock's name.
+     * The lock's name; a multi-lock's is a label for messages, {@code multi-lock[a, b]}, and its
+     * {@link #names()} say which locks it takes (every string is a legal lock name, so no label could).
      *
-     * @return the name given to the {@link LockClient} method that returned this lock
+     * @return the name given to the {@link LockClient} method that returned this lock, or a multi-lock's label
      */
     String name();
+
+    /**
+     * The names of the locks this lock takes: its {@link #name()} alone, or a multi-lock's names, sorted.
+     *
+     * @return the names, unmodifiable
+     */
+    default List<String> names() {
+        return List.of(name());
+    }
 
     /**
      * Acquires, waiting without bound, with the watchdog lease. Interrupts do not stop the wait;
@@ -119,13 +153,15 @@ public interface DistributedLock extends Lock {
     boolean tryLock();
 
     /**
-     * Waits up to {@code time} (zero or less: one attempt) with the watchdog lease.
+     * Waits up to {@code time} (zero or less: one attempt) with the watchdog lease. A wait longer than
+     * {@link LockClient#MAX_WAIT} (365 days; {@code Long.MAX_VALUE} of any unit included) has no bound:
+     * as {@link #lockInterruptibly()}, returning {@code true}.
      *
      * @param time how long to wait
      * @param unit the unit of {@code time}
      * @return {@code true} when acquired, {@code false} when the wait ended before the lock was free
      * @throws InterruptedException     interrupted while waiting; nothing is left held
-     * @throws IllegalArgumentException the wait exceeds {@link LockClient#MAX_WAIT}
+     * @throws IllegalArgumentException the unit is null
      * @throws LockBackendException     the store was still failing when the wait ended; nothing is left held
      * @throws IllegalStateException    the client is closed
      */
@@ -133,9 +169,21 @@ public interface DistributedLock extends Lock {
     boolean tryLock(long time, TimeUnit unit) throws InterruptedException;
 
     /**
+     * {@link #tryLock(long, TimeUnit)} with the wait as a Duration.
+     *
+     * @param wait zero for one attempt; longer than {@link LockClient#MAX_WAIT}: without bound
+     * @return {@code true} when acquired, {@code false} when the wait ended before the lock was free
+     * @throws InterruptedException     interrupted while waiting; nothing is left held
+     * @throws IllegalArgumentException the wait is null or negative
+     * @throws LockBackendException     the store was still failing when the wait ended; nothing is left held
+     * @throws IllegalStateException    the client is closed
+     */
+    boolean tryLock(Duration wait) throws InterruptedException;
+
+    /**
      * Waits up to {@code wait} for the lock, held for {@code lease} without renewal.
      *
-     * @param wait  zero for one attempt; at most {@link LockClient#MAX_WAIT}
+     * @param wait  zero for one attempt; longer than {@link LockClient#MAX_WAIT}: without bound
      * @param lease positive, at most {@link LockClient#MAX_LEASE}
      * @return {@code true} when acquired, {@code false} when the wait ended before the lock was free
      * @throws InterruptedException     interrupted while waiting; nothing is left held
@@ -148,8 +196,8 @@ public interface DistributedLock extends Lock {
     /**
      * Releases one hold of the current thread; the last one frees the lock and wakes a waiter.
      *
-     * @throws LockLostException             the hold is known lost (once; see "After a loss"), or the
-     *                                       release found it lost; the current owner is untouched
+     * @throws LockLostException             the hold is known lost (at each unlock it is owed; see "After a
+     *                                       loss"), or the release found it lost; the current owner is untouched
      * @throws IllegalMonitorStateException  the current thread does not hold the lock
      * @throws LockBackendException          the store did not answer; the lease will expire by itself
      */
@@ -244,7 +292,82 @@ public interface DistributedLock extends Lock {
     LockInfo info();
 
     /**
+     * Waits without bound for a hold with the watchdog lease, owned by the returned handle (which
+     * any thread may release; the hold is not the calling thread's, so this does not re-enter a hold
+     * of the thread but waits for it). The blocking form of {@link #acquireAsync()}, for code on
+     * virtual threads that wants a handle.
+     *
+     * @return the handle
+     * @throws InterruptedException  interrupted before or while waiting; a hold granted as the
+     *                               interrupt came is given back
+     * @throws LockBackendException  the store kept failing for the whole outage tolerance; nothing is left held
+     * @throws IllegalStateException the client is closed
+     */
+    LockHandle acquire() throws InterruptedException;
+
+    /**
+     * {@link #acquire()} for a hold of {@code lease}, never renewed.
+     *
+     * @param lease positive, at most {@link LockClient#MAX_LEASE}
+     * @return the handle
+     * @throws InterruptedException     interrupted before or while waiting; a hold granted as the
+     *                                  interrupt came is given back
+     * @throws IllegalArgumentException the lease is null, not positive or too long
+     * @throws LockBackendException     the store kept failing for the whole outage tolerance; nothing is left held
+     * @throws IllegalStateException    the client is closed
+     */
+    LockHandle acquire(Duration lease) throws InterruptedException;
+
+    /**
+     * {@link #acquire()} that ignores interrupts; the interrupt flag is set again when it returns.
+     *
+     * @return the handle
+     * @throws LockBackendException  the store kept failing for the whole outage tolerance; nothing is left held
+     * @throws IllegalStateException the client is closed
+     */
+    LockHandle acquireUninterruptibly();
+
+    /**
+     * One attempt without waiting for a hold with the watchdog lease, owned by the returned handle.
+     *
+     * @return the handle, or empty when the lock is held elsewhere
+     * @throws LockBackendException  the store did not answer; nothing is left held
+     * @throws IllegalStateException the client is closed
+     */
+    Optional<LockHandle> tryAcquire();
+
+    /**
+     * Waits up to {@code wait} for a hold with the watchdog lease, owned by the returned handle; the
+     * blocking form of {@link #tryAcquireAsync(Duration)}.
+     *
+     * @param wait zero for one attempt; longer than {@link LockClient#MAX_WAIT}: without bound
+     * @return the handle, or empty when the wait ended first
+     * @throws InterruptedException     interrupted before or while waiting; a hold granted as the
+     *                                  interrupt came is given back
+     * @throws IllegalArgumentException the wait is null or negative
+     * @throws LockBackendException     the store was still failing when the wait ended; nothing is left held
+     * @throws IllegalStateException    the client is closed
+     */
+    Optional<LockHandle> tryAcquire(Duration wait) throws InterruptedException;
+
+    /**
+     * Waits up to {@code wait} for a hold of {@code lease}, never renewed, owned by the returned
+     * handle; the blocking form of {@link #tryAcquireAsync(Duration, Duration)}.
+     *
+     * @param wait  zero for one attempt; longer than {@link LockClient#MAX_WAIT}: without bound
+     * @param lease positive, at most {@link LockClient#MAX_LEASE}
+     * @return the handle, or empty when the wait ended first
+     * @throws InterruptedException     interrupted before or while waiting; a hold granted as the
+     *                                  interrupt came is given back
+     * @throws IllegalArgumentException the wait or lease is null or out of range
+     * @throws LockBackendException     the store was still failing when the wait ended; nothing is left held
+     * @throws IllegalStateException    the client is closed
+     */
+    Optional<LockHandle> tryAcquire(Duration wait, Duration lease) throws InterruptedException;
+
+    /**
      * Waits without bound for a hold with the watchdog lease, owned by the returned handle.
+     * Completing the future yourself abandons the acquire (see "Async acquires").
      *
      * @return completes with the handle; completes exceptionally with {@link LockBackendException}
      *         when the store does not answer
@@ -254,6 +377,7 @@ public interface DistributedLock extends Lock {
 
     /**
      * Waits without bound for a hold of {@code lease}, never renewed, owned by the returned handle.
+     * Completing the future yourself abandons the acquire (see "Async acquires").
      *
      * @param lease positive, at most {@link LockClient#MAX_LEASE}
      * @return completes with the handle; completes exceptionally with {@link LockBackendException}
@@ -265,20 +389,21 @@ public interface DistributedLock extends Lock {
 
     /**
      * Waits up to {@code wait} for a hold with the watchdog lease, owned by the returned handle.
+     * Completing the future yourself abandons the acquire (see "Async acquires").
      *
-     * @param wait zero for one attempt; at most {@link LockClient#MAX_WAIT}
+     * @param wait zero for one attempt; longer than {@link LockClient#MAX_WAIT}: without bound
      * @return completes with the handle, or empty when {@code wait} ends first; completes
      *         exceptionally with {@link LockBackendException} when the store does not answer
-     * @throws IllegalArgumentException the wait is null or out of range
+     * @throws IllegalArgumentException the wait is null or negative
      * @throws IllegalStateException    the client is closed
      */
     CompletableFuture<Optional<LockHandle>> tryAcquireAsync(Duration wait);
 
     /**
      * Waits up to {@code wait} for a hold of {@code lease}, never renewed, owned by the returned
-     * handle. Cancelling the future abandons the attempt; nothing is left held.
+     * handle. Completing the future yourself abandons the acquire (see "Async acquires").
      *
-     * @param wait  zero for one attempt; at most {@link LockClient#MAX_WAIT}
+     * @param wait  zero for one attempt; longer than {@link LockClient#MAX_WAIT}: without bound
      * @param lease positive, at most {@link LockClient#MAX_LEASE}
      * @return completes with the handle, or empty when {@code wait} ends first; completes
      *         exceptionally with {@link LockBackendException} when the store does not answer

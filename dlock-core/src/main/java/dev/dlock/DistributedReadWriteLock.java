@@ -35,6 +35,9 @@ import java.util.concurrent.locks.ReadWriteLock;
  * whether anyone writes. {@code readLock().info()} sums up the readers: the hold count of all of
  * them, the highest token, the lease of the longest, and one reader as holder.
  * {@code forceUnlock()} on either side frees the whole lock: writer and every reader.
+ *
+ * <p>Not for implementation outside dlock: dlock's {@link LockClient} hands out its implementations, and
+ * methods may be added.
  */
 public interface DistributedReadWriteLock extends ReadWriteLock {
 

@@ -37,11 +37,16 @@ import java.util.concurrent.CompletableFuture;
  * As for {@link DistributedLock}: waiters are woken by a pub/sub message when a permit is
  * released, or when the first lease of the holders ends; "no permit free" is {@code false} / empty,
  * "the store did not answer" is {@link LockBackendException}; an acquire that may wait rides through
- * store outages within its wait (without a wait, within the client's outage tolerance).
+ * store outages within its wait (without a wait, within the client's outage tolerance), and one
+ * with a wait answers within it and {@link LockClient#WAIT_OVERRUN} even when the store does not
+ * answer.
  *
  * <h2>Over Redlock</h2>
  * A permit is one of the count's slots, held on a majority of the nodes; a slot held on a
  * majority has one holder, so at most {@link #permits()} hold at once (see docs/locks.md).
+ *
+ * <p>Not for implementation outside dlock: dlock's {@link LockClient} hands out its implementations, and
+ * methods may be added.
  */
 public interface DistributedSemaphore {
 
@@ -102,10 +107,10 @@ public interface DistributedSemaphore {
     /**
      * Waits up to {@code wait} for a permit with the watchdog lease.
      *
-     * @param wait zero for one attempt; at most {@link LockClient#MAX_WAIT}
+     * @param wait zero for one attempt; longer than {@link LockClient#MAX_WAIT}: without bound
      * @return the permit, or empty when the wait ended first
      * @throws InterruptedException     interrupted while waiting; nothing is left held
-     * @throws IllegalArgumentException the wait is null or out of range
+     * @throws IllegalArgumentException the wait is null or negative
      * @throws IllegalStateException    the semaphore is held with another permit count, or the client is closed
      * @throws LockBackendException     the store was still failing when the wait ended; nothing is left held
      */
@@ -114,7 +119,7 @@ public interface DistributedSemaphore {
     /**
      * Waits up to {@code wait} for a permit held for {@code lease} without renewal.
      *
-     * @param wait  zero for one attempt; at most {@link LockClient#MAX_WAIT}
+     * @param wait  zero for one attempt; longer than {@link LockClient#MAX_WAIT}: without bound
      * @param lease positive, at most {@link LockClient#MAX_LEASE}
      * @return the permit, or empty when the wait ended first
      * @throws InterruptedException     interrupted while waiting; nothing is left held
@@ -125,7 +130,9 @@ public interface DistributedSemaphore {
     Optional<LockHandle> tryAcquire(Duration wait, Duration lease) throws InterruptedException;
 
     /**
-     * The non-blocking {@link #acquire()}; cancelling the future stops the wait, nothing is left held.
+     * The non-blocking {@link #acquire()}. Completing the future yourself (a cancel, a timeout, a value of
+     * your own) stops the wait, and a permit granted meanwhile is given back, as for a lock's
+     * {@link DistributedLock#acquireAsync()} (see its "Async acquires").
      *
      * @return completes with the permit, or exceptionally as {@link #acquire()} would throw
      * @throws IllegalStateException the client is closed
@@ -133,7 +140,8 @@ public interface DistributedSemaphore {
     CompletableFuture<LockHandle> acquireAsync();
 
     /**
-     * The non-blocking {@link #acquire(Duration)}.
+     * The non-blocking {@link #acquire(Duration)}; completing the future yourself stops the wait, as for
+     * {@link #acquireAsync()}.
      *
      * @param lease positive, at most {@link LockClient#MAX_LEASE}
      * @return completes with the permit, or exceptionally as {@link #acquire(Duration)} would throw
@@ -143,19 +151,21 @@ public interface DistributedSemaphore {
     CompletableFuture<LockHandle> acquireAsync(Duration lease);
 
     /**
-     * The non-blocking {@link #tryAcquire(Duration)}.
+     * The non-blocking {@link #tryAcquire(Duration)}; completing the future yourself stops the wait, as for
+     * {@link #acquireAsync()}.
      *
-     * @param wait zero for one attempt; at most {@link LockClient#MAX_WAIT}
+     * @param wait zero for one attempt; longer than {@link LockClient#MAX_WAIT}: without bound
      * @return completes with the permit, or empty when the wait ended first
-     * @throws IllegalArgumentException the wait is null or out of range
+     * @throws IllegalArgumentException the wait is null or negative
      * @throws IllegalStateException    the client is closed
      */
     CompletableFuture<Optional<LockHandle>> tryAcquireAsync(Duration wait);
 
     /**
-     * The non-blocking {@link #tryAcquire(Duration, Duration)}.
+     * The non-blocking {@link #tryAcquire(Duration, Duration)}; completing the future yourself stops the wait, as for
+     * {@link #acquireAsync()}.
      *
-     * @param wait  zero for one attempt; at most {@link LockClient#MAX_WAIT}
+     * @param wait  zero for one attempt; longer than {@link LockClient#MAX_WAIT}: without bound
      * @param lease positive, at most {@link LockClient#MAX_LEASE}
      * @return completes with the permit, or empty when the wait ended first
      * @throws IllegalArgumentException the wait or lease is null or out of range

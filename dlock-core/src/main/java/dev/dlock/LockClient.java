@@ -1,13 +1,12 @@
 package dev.dlock;
 
 import dev.dlock.internal.LockEngine;
-import dev.dlock.internal.StoreLock;
-import dev.dlock.internal.StoreMultiLock;
-import dev.dlock.internal.StoreReadWriteLock;
-import dev.dlock.internal.StoreSemaphore;
+import dev.dlock.internal.kinds.StoreLock;
+import dev.dlock.internal.kinds.StoreMultiLock;
+import dev.dlock.internal.kinds.StoreReadWriteLock;
+import dev.dlock.internal.kinds.StoreSemaphore;
 import dev.dlock.internal.settings.Settings;
 import dev.dlock.internal.settings.Validation;
-import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
 import java.util.List;
 
@@ -17,7 +16,7 @@ import java.util.List;
  * prefix exclude each other.
  *
  * <pre>{@code
- * try (LockClient client = LockClient.builder().redisUri("redis://localhost:6379").build()) {
+ * try (LockClient client = LockClient.create(RedisStore.standalone("redis://localhost:6379"))) {
  *     DistributedLock lock = client.getLock("nightly-report");
  *     if (lock.tryLock(Duration.ofSeconds(5), Duration.ofMinutes(10))) {
  *         try { ... } finally { lock.unlock(); }
@@ -39,9 +38,19 @@ public final class LockClient implements AutoCloseable {
     public static final Duration DEFAULT_COMMAND_TIMEOUT = Settings.DEFAULT_COMMAND_TIMEOUT;
     /** Prefix of every key and channel unless {@link LockClientBuilder#keyPrefix(String)} says otherwise. */
     public static final String DEFAULT_KEY_PREFIX = Settings.DEFAULT_KEY_PREFIX;
-    /** The Redis used unless {@link LockClientBuilder#redisUri(String)} or {@link LockClientBuilder#redlockNodes(String...)} is set. */
-    public static final String DEFAULT_REDIS_URI = Settings.DEFAULT_REDIS_URI;
-    /** The longest wait accepted (365 days); longer values are taken for unit mistakes. */
+    /**
+     * How long an acquire with a wait ({@code tryLock}, {@code tryAcquire}, {@code tryAcquireAsync}, of
+     * every lock type) may take beyond its wait when the store does not answer (1 s): the attempt made
+     * as the wait ends gets this long for its round trip, then the call answers whatever the store does
+     * (a {@link LockBackendException} saying the outcome is unknown; a best-effort release is sent at
+     * once, and a grant the store sends later is given back too). {@link DistributedLock#tryLock()}
+     * counts as a wait of zero.
+     */
+    public static final Duration WAIT_OVERRUN = Settings.WAIT_OVERRUN;
+    /**
+     * The longest bounded wait (365 days): a longer one, such as {@code tryLock(Long.MAX_VALUE, NANOSECONDS)},
+     * waits without bound, as {@code lock()} does.
+     */
     public static final Duration MAX_WAIT = Validation.MAX_DURATION;
     /** The longest lease accepted (365 days), explicit or {@linkplain LockClientBuilder#defaultLease(Duration) default}. */
     public static final Duration MAX_LEASE = Validation.MAX_DURATION;
@@ -98,17 +107,16 @@ public final class LockClient implements AutoCloseable {
     }
 
     /**
-     * A client with every default, on the given Redis: {@code builder().redisUri(redisUri).build()}.
+     * A client with every default, on the given store: {@code builder().store(store).build()}.
      *
-     * @param redisUri where Redis is, as {@link LockClientBuilder#redisUri(String)} takes it, e.g.
-     *                 {@code redis://[user:password@]host:port[/db]}
+     * @param store where the locks live, as {@link LockClientBuilder#store(Store)} takes it
      * @return the connected client; close it when done
-     * @throws IllegalArgumentException the URL is refused, as by {@link LockClientBuilder#redisUri(String)}
+     * @throws IllegalArgumentException the store is null, or {@link LockClientBuilder#build()} refuses it
      * @throws LockBackendException     the store cannot be reached within the default command timeout
      *                                  (3 s), or refuses the credentials
      */
-    public static LockClient create(String redisUri) {
-        return builder().redisUri(redisUri).build();
+    public static LockClient create(Store store) {
+        return builder().store(store).build();
     }
 
     /**
@@ -116,7 +124,7 @@ public final class LockClient implements AutoCloseable {
      * Also answers on a closed client; acquiring the lock then throws {@link IllegalStateException}.
      *
      * <p>Order: on one Redis (standalone, Sentinel or Cluster, without
-     * {@link LockClientBuilder#replicaAcks replicaAcks}) waiters of every client are queued in
+     * {@link RedisStore#replicaAcks replicaAcks}) waiters of every client are queued in
      * Redis from their first refused attempt, and a release hands the lock to the first of them
      * and tells only that one; a client's own threads get it in between only while no waiter of
      * another client is queued. A waiter whose process died holds the others up for at most the
@@ -215,15 +223,16 @@ public final class LockClient implements AutoCloseable {
      * Every lock held now whose name matches {@code namePattern} (a glob: {@code *}, {@code ?},
      * {@code [abc]}), sorted by name. Walks the keyspace with SCAN, so it does not block Redis, but
      * it costs a round trip per matching lock: meant for operators and dashboards, not hot paths.
-     * Over Redlock the keys are gathered from every node that answers; it fails only when none does.
-     * On a Redis Cluster every master that serves slots is walked; when some fail and others answer,
-     * {@link LockListIncompleteException} carries the locks of those that answered and names the others.
+     * Over Redlock every node is walked, on a Redis Cluster every master that serves slots; when some
+     * fail and others answer, {@link LockListIncompleteException} carries the locks of those that
+     * answered and names the others.
      *
      * @param namePattern glob over lock names (not keys: without the key prefix); {@code "*"} for all
      * @return the held locks, each with its holder, hold count, lease left, fencing token and
      *         waiting clients; empty when none matches
      * @throws IllegalArgumentException {@code namePattern} is null or empty
-     * @throws LockListIncompleteException on a Redis Cluster, some masters failed and others answered
+     * @throws LockListIncompleteException on a Redis Cluster or a Redlock, some masters (nodes) failed
+     *                                     and others answered
      * @throws LockBackendException     the store did not answer within the command timeout or
      *                                  answered with an error (Redlock: no node answered), or the
      *                                  calling thread was interrupted (its interrupt flag is set
@@ -266,7 +275,8 @@ public final class LockClient implements AutoCloseable {
      * timeout; a lock that cannot be released expires with its lease) and disconnects. Holders
      * still inside a critical section see their hold as lost, a thread or handle still waiting for
      * a lock of this client gets {@link IllegalStateException} at once (a grant that races the close
-     * is given back), and every later acquisition through this client's locks throws it too. {@link ClientResources} handed in
+     * is given back), and every later acquisition through this client's locks throws it too. Lettuce resources handed in
+     * ({@link RedisStore#clientResources})
      * by the application are left running. A release that fails is logged and left to its lease.
      */
     @Override

@@ -1,35 +1,68 @@
 package dev.dlock;
 
+import dev.dlock.internal.Callbacks;
 import dev.dlock.internal.LockEngine;
 import dev.dlock.internal.settings.Options;
 import dev.dlock.internal.settings.Settings;
 import dev.dlock.internal.settings.SlowLockSettings;
+import dev.dlock.internal.store.StoreFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
 
 /**
- * Builds a {@link LockClient}; {@link LockClient#builder()} gives one. Each setter checks its value at once (an
- * {@link IllegalArgumentException} naming the bad value) and, except {@link #listener(LockListener)},
- * {@link #observer(LockObserver)} and the {@code postgres...} options, may be called once (an
+ * Builds a {@link LockClient}; {@link LockClient#builder()} gives one. Where the locks live is one
+ * {@link Store} value, given to {@link #store(Store)}: {@link RedisStore} (one Redis or Sentinel's master,
+ * Redlock, a Cluster), {@link PostgresStore}, {@link ZooKeeperStore} or {@link Store#inMemory()}; each
+ * store's own options are methods of its value (docs/deployments.md compares the stores). There is no
+ * default store: {@link #build()} without one throws, since a lock library must not pick a server by itself.
+ * Each setter checks its value at once (an {@link IllegalArgumentException} naming the bad value) and,
+ * except {@link #listener(LockListener)} and {@link #observer(LockObserver)}, may be called once (an
  * {@link IllegalStateException} when called again); {@link #build()} checks the rules between options.
  * The builder keeps the options itself and hands them to the client once, at {@link #build()}. Not
- * thread-safe. Where the locks live: one Redis ({@link #redisUri(String)}, the default), Redlock
- * ({@link #redlockNodes(String...)}), a Cluster ({@link #clusterNodes(String...)}), PostgreSQL
- * ({@link #postgres(javax.sql.DataSource)}) or this JVM ({@link #inMemory()}); one of them per client
- * (docs/deployments.md compares them).
+ * thread-safe.
+ *
+ * <pre>{@code
+ * LockClient client = LockClient.builder()
+ *         .store(RedisStore.standalone("redis://redis.internal:6379"))
+ *         .defaultLease(Duration.ofSeconds(30))
+ *         .build();
+ * }</pre>
  */
-public final class LockClientBuilder extends StoreOptions {
+public final class LockClientBuilder {
     // each option's value, null until set
+    private Store store;
     private String keyPrefix;
     private String clientName;
     private Duration defaultLease, commandTimeout, waiterTimeout, outageTolerance;
     private Duration slowHoldThreshold, slowWaitThreshold;
     private Boolean captureAcquireSite;
+    private Executor callbackExecutor;
     private final List<LockListener> listeners = new ArrayList<>();
     private final List<LockObserver> observers = new ArrayList<>();
 
     LockClientBuilder() {
+    }
+
+    /**
+     * Where the locks live: {@link RedisStore#standalone(String)}, {@link RedisStore#redlock(String...)},
+     * {@link RedisStore#cluster(String...)}, {@link PostgresStore#url(String)},
+     * {@link PostgresStore#dataSource(javax.sql.DataSource)}, {@link ZooKeeperStore#connect(String)} or
+     * {@link Store#inMemory()}, with that store's options. Required: {@link #build()} without it throws.
+     *
+     * @param store the store
+     * @return this builder
+     * @throws IllegalArgumentException the store is null
+     */
+    public LockClientBuilder store(Store store) {
+        if (store == null) {
+            throw new IllegalArgumentException("store must not be null (RedisStore.standalone(uri), PostgresStore.url(url), "
+                    + "ZooKeeperStore.connect(connectString), Store.inMemory(), ...)");
+        }
+        once(this.store, "store");
+        this.store = store;
+        return this;
     }
 
     /**
@@ -38,8 +71,9 @@ public final class LockClientBuilder extends StoreOptions {
      *
      * @param prefix the prefix; may be empty
      * @return this builder
-     * @throws IllegalArgumentException the prefix is null or contains <code>&#123;</code> or <code>&#125;</code>
-     *     (they would break the hash tag that keeps a lock's keys in one Cluster slot)
+     * @throws IllegalArgumentException the prefix is null; with a {@link RedisStore}, {@link #build()} also refuses
+     *     a prefix with <code>&#123;</code> or <code>&#125;</code> (they would break the hash tag that keeps a lock's
+     *     keys in one Cluster slot)
      */
     public LockClientBuilder keyPrefix(String prefix) {
         once(keyPrefix, "keyPrefix");
@@ -65,7 +99,8 @@ public final class LockClientBuilder extends StoreOptions {
 
     /**
      * Longest wait for one reply of the store before its outcome is declared unknown (default 3 s); it
-     * also bounds connecting. {@link #build()} requires it to be shorter than a third of the
+     * also bounds connecting, which on Redis and ZooKeeper gets 3 s at least (a connection's set-up, and a Cluster's
+     * topology refresh, take several round trips). {@link #build()} requires it to be shorter than a third of the
      * default lease (else a renewal could time out after the lease ran out), and a set
      * {@link #waiterTimeout(Duration)} to be more than 1.5 × it.
      *
@@ -219,29 +254,86 @@ public final class LockClientBuilder extends StoreOptions {
     }
 
     /**
+     * Where the futures that dlock hands out complete ({@code acquireAsync(...)}, {@code tryAcquireAsync(...)},
+     * {@code whenLost()}, {@code releaseAsync()}), and so where the stages an application chains on them run
+     * ({@code thenAccept}, {@code whenComplete}, a {@code Mono} built on them): never on dlock's own threads
+     * (a store connection's, its timer's, or the thread of a caller whose release handed the lock on), where a
+     * callback that blocks or releases a handle would stall the client or wait for itself. Default: a new
+     * virtual thread per completion on JDK 21 and later, a cached pool of daemon threads
+     * ({@code dlock-callback}) before; shared by the clients of the JVM. A completion the executor refuses
+     * (it was shut down) runs on the default. A future that is done when dlock hands it out (the copy of a
+     * loss that happened already) is done at once, and stages chained on it run on the caller's thread, as
+     * for any done future. With an executor of few threads, do not block on a dlock future inside one of its
+     * tasks: the completion needs a thread of that executor. The client neither shuts it down nor waits for it.
+     *
+     * @param executor runs every completion of a future handed to the application
+     * @return this builder
+     * @throws IllegalArgumentException the executor is null
+     */
+    public LockClientBuilder callbackExecutor(Executor executor) {
+        once(callbackExecutor, "callbackExecutor");
+        if (executor == null) {
+            throw new IllegalArgumentException("callbackExecutor must not be null");
+        }
+        callbackExecutor = executor;
+        return this;
+    }
+
+    /**
      * Checks the rules between the options, then connects: to the one Redis, which must answer within the
      * command timeout, or to every Redlock master, a quorum of which must answer (PostgreSQL: the database
-     * must answer and hold dlock's schema, or let it be created). A store that is down is not waited for:
+     * must answer and hold dlock's schema, or let it be created; ZooKeeper: the ensemble must grant a
+     * session). A store that is down is not waited for:
      * to wait for it (a service starting with its Redis), build again until it succeeds or your budget
      * ends, as {@code dlock exec --wait} does. Once built, the client rides through outages itself.
      *
      * @return the connected client; close it when done
      * @throws IllegalArgumentException the command timeout (set or default) is not shorter than a third of the
      *     default lease (set or default), a set waiter timeout is not more than 1.5 × the command timeout,
-     *     or the {@link #replicaAcks(int, Duration)} timeout is not shorter than the command timeout
-     * @throws IllegalStateException more than one of {@link #redisUri(String)}, {@link #redlockNodes(String...)}
-     *     and {@link #clusterNodes(String...)} are set, a store other than Redis is set with one of them or
-     *     with {@code replicaAcks}, {@link #redlockNodeTimeout(Duration)} is set without {@code redlockNodes},
-     *     {@code replicaAcks} is set with {@code redlockNodes}, or a {@code postgres...} option without
-     *     {@code postgres(...)}
+     *     the {@link RedisStore#replicaAcks(int, Duration)} timeout is not shorter than the command timeout,
+     *     or a {@link RedisStore}'s key prefix contains <code>&#123;</code> or <code>&#125;</code>
+     * @throws IllegalStateException no {@link #store(Store)} was given
      * @throws LockBackendException the store cannot be reached or refuses the credentials (Redlock: fewer
      *     than a quorum of the masters reachable)
      */
     public LockClient build() {
-        Options options = new Options(redisUri, redlockNodes, clusterNodes, redlockNodeTimeout, keyPrefix, defaultLease,
-                commandTimeout, waiterTimeout, clientName, outageTolerance, replicaAcks, slowHoldThreshold,
-                slowWaitThreshold, captureAcquireSite != null && captureAcquireSite, store);
+        if (store == null) {
+            throw new IllegalStateException("no store: call store(...) with RedisStore.standalone(uri), RedisStore.redlock(...), "
+                    + "RedisStore.cluster(...), PostgresStore.url(url), PostgresStore.dataSource(ds), "
+                    + "ZooKeeperStore.connect(connectString) or Store.inMemory()");
+        }
+        RedisStore redis = store instanceof RedisStore r ? r : null;
+        Options options = new Options(
+                redis != null && !redis.redlock() && !redis.isCluster() ? redis.uris().get(0) : null,
+                redis != null && redis.redlock() ? redis.uris() : null,
+                redis != null && redis.isCluster() ? redis.uris() : null,
+                redis != null ? redis.nodeTimeoutOrNull() : null, keyPrefix, defaultLease,
+                commandTimeout, waiterTimeout, clientName, outageTolerance,
+                redis != null && redis.replicaAcksOrNone().enabled() ? redis.replicaAcksOrNone() : null,
+                slowHoldThreshold, slowWaitThreshold, captureAcquireSite != null && captureAcquireSite,
+                redis != null ? null : store.getClass().getSimpleName());
         Settings settings = options.settings();
-        return new LockClient(LockEngine.start(settings, chosenStore(), listeners, observers));
+        return new LockClient(LockEngine.start(settings, factory(), listeners, observers,
+                callbackExecutor != null ? callbackExecutor : Callbacks.DEFAULT_EXECUTOR));
+    }
+
+    /** The store's factory; each store value makes its own (only the chosen store's classes are loaded). */
+    private StoreFactory factory() {
+        if (store instanceof InMemoryStore memory) {
+            return memory.factory();
+        }
+        if (store instanceof PostgresStore postgres) {
+            return postgres.factory();
+        }
+        if (store instanceof ZooKeeperStore zookeeper) {
+            return zookeeper.factory();
+        }
+        return ((RedisStore) store).factory();
+    }
+
+    private static void once(Object current, String option) {
+        if (current != null) {
+            throw new IllegalStateException(option + " was set already");
+        }
     }
 }

@@ -10,6 +10,9 @@ import java.util.concurrent.CompletableFuture;
  * even within one client (two permits of a semaphore are two of its holders).
  *
  * <p>{@link #close()} releases, so a handle works with try-with-resources.
+ *
+ * <p>Not for implementation outside dlock: dlock's {@link LockClient} hands out its implementations, and
+ * methods may be added.
  */
 public interface LockHandle extends AutoCloseable {
 
@@ -37,16 +40,19 @@ public interface LockHandle extends AutoCloseable {
     /**
      * How long the hold is known to stay valid, measured on this process's monotonic clock from the
      * last successful acquire or renewal (a conservative estimate; the store may keep it a bit longer).
-     * Does not call the store.
+     * Does not call the store: a local estimate, unlike {@link DistributedLock#remainingLease()}, which
+     * asks the store for the lease left on the lock, whoever holds it.
      *
      * @return the time left; {@link Duration#ZERO} once released or lost
      */
-    Duration remainingLease();
+    Duration leaseEstimate();
 
     /**
      * Tells of the loss of this hold.
      *
-     * @return completes with the loss when the hold is lost; never completes if released normally
+     * @return a new future on each call, the caller's own: completing or cancelling it changes nothing of
+     *         the hold. It completes with the loss when the hold is lost (at once when it is lost already);
+     *         never if the hold is released normally
      */
     CompletableFuture<LockLostException> whenLost();
 
@@ -55,7 +61,8 @@ public interface LockHandle extends AutoCloseable {
      *
      * @throws LockLostException      the hold was lost before the release (the lock is untouched)
      * @throws LockBackendException   the store did not answer; the lease expires by itself
-     * @throws IllegalStateException  released already
+     * @throws IllegalMonitorStateException released already (as {@link java.util.concurrent.locks.Lock#unlock()}
+     *                                      of a lock not held; the same from {@link DistributedSemaphore#release(LockHandle)})
      */
     void release();
 
@@ -82,7 +89,7 @@ public interface LockHandle extends AutoCloseable {
      * @throws LockLostException        the hold was lost before the release (the lock is untouched)
      * @throws LockBackendException     the store did not answer (over Redlock: no quorum); the hold stays
      *                                  until its lease ends
-     * @throws IllegalStateException    released already
+     * @throws IllegalMonitorStateException released already
      */
     void releaseHoldingAtLeast(Duration holdAtLeast);
 

@@ -3,9 +3,11 @@ package dev.dlock;
 import java.util.List;
 
 /**
- * {@link LockClient#listLocks(String)} on a Redis Cluster reached some of the masters that serve
- * slots but not all: the locks of the masters that answered are in {@link #listed()}, those of the
- * others are unknown. The message and {@link #nodeErrors()} name every master that failed.
+ * {@link LockClient#listLocks(String)} reached some of the masters it walks but not all (a Redis
+ * Cluster's masters that serve slots, a Redlock's nodes): the locks of the masters that answered are in
+ * {@link #listed()}, those of the others are unknown. The message and {@link #nodeErrors()} name every
+ * master that failed. Over Redlock, when a majority of the nodes answered, every lock a quorum holds
+ * has a copy among them, so {@link #listed()} misses none of those.
  */
 public class LockListIncompleteException extends LockBackendException {
     private static final long serialVersionUID = 1L;

@@ -17,18 +17,36 @@ public class LockLostException extends IllegalMonitorStateException {
     private final String lockName;
     /** The fencing token of the hold that was lost. */
     private final long fencingToken;
+    /** Why it was lost. */
+    private final LockObserver.LossCause reason;
 
     /**
      * Creates the exception; dlock throws it, applications normally only catch it.
      *
      * @param lockName     the name of the lock that was lost
      * @param fencingToken the fencing token of the hold that was lost
+     * @param reason       why it was lost
      * @param message      what happened, for people
+     * @throws IllegalArgumentException the reason is null
      */
-    public LockLostException(String lockName, long fencingToken, String message) {
+    public LockLostException(String lockName, long fencingToken, LockObserver.LossCause reason, String message) {
         super(message);
+        if (reason == null) {
+            throw new IllegalArgumentException("a LockLostException needs a reason");
+        }
         this.lockName = lockName;
         this.fencingToken = fencingToken;
+        this.reason = reason;
+    }
+
+    /**
+     * Why the hold was lost, as the {@code dlock.losses} meter's {@code cause} tag says it ({@code expired},
+     * {@code gone}, {@code force_released}, {@code backend_unreachable}), or {@code CLIENT_CLOSED}.
+     *
+     * @return the reason
+     */
+    public LockObserver.LossCause reason() {
+        return reason;
     }
 
     /**

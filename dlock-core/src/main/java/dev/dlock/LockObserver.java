@@ -30,21 +30,7 @@ public interface LockObserver {
         }
     };
 
-    /** Which kind of lock an event concerns. */
-    enum Kind {
-        /** {@link LockClient#getLock(String)}. */
-        REENTRANT,
-        /** {@link LockClient#getFairLock(String)}. */
-        FAIR,
-        /** The read lock of {@link LockClient#getReadWriteLock(String)}. */
-        READ,
-        /** The write lock of {@link LockClient#getReadWriteLock(String)}. */
-        WRITE,
-        /** A permit of {@link LockClient#getSemaphore(String, int)}. */
-        PERMIT
-    }
-
-    /** How an acquisition ended. */
+    /** How an acquisition ended. Constants may be added in later versions. */
     enum AcquireOutcome {
         /** Granted. */
         ACQUIRED,
@@ -58,7 +44,7 @@ public interface LockObserver {
         ERROR
     }
 
-    /** How a hold ended. */
+    /** How a hold ended. Constants may be added in later versions. */
     enum HoldEnding {
         /**
          * Its holder let go: the last release (a release the store did not answer counts too: the
@@ -69,7 +55,10 @@ public interface LockObserver {
         LOST
     }
 
-    /** Why a hold was lost (the same reasons {@link LockLostException}'s message gives in words). */
+    /**
+     * Why a hold was lost: {@link LockLostException#reason()}, and the {@code cause} of a loss told to
+     * {@link #lost}. Constants may be added in later versions.
+     */
     enum LossCause {
         /** Its lease ran out on the client's clock: an explicit lease's end, which is never renewed. */
         EXPIRED,
@@ -82,7 +71,12 @@ public interface LockObserver {
         /** Force-released ({@code forceUnlock()}, {@code dlock release --force}), and the store told the client at once. */
         FORCE_RELEASED,
         /** Renewals did not get an answer (the store, or a Redlock quorum, unreachable) until its validity ran out. */
-        BACKEND_UNREACHABLE
+        BACKEND_UNREACHABLE,
+        /**
+         * The client was closed, which released it: only a {@link LockLostException}'s reason (an unlock
+         * after the close); the observer is told of such a hold as released, never as lost.
+         */
+        CLIENT_CLOSED
     }
 
     /**
@@ -94,7 +88,7 @@ public interface LockObserver {
      * @return any value of the observer's own (say, a tracing span), handed back to
      *     {@link #acquireFinished}; null by default
      */
-    default Object acquireStarted(Kind kind, String lockName) {
+    default Object acquireStarted(LockKind kind, String lockName) {
         return null;
     }
 
@@ -106,7 +100,7 @@ public interface LockObserver {
      * @param kind     the kind of lock
      * @param lockName the lock's name
      */
-    default void waitStarted(Kind kind, String lockName) {
+    default void waitStarted(LockKind kind, String lockName) {
     }
 
     /**
@@ -116,7 +110,7 @@ public interface LockObserver {
      * @param kind     the kind of lock
      * @param lockName the lock's name
      */
-    default void waitEnded(Kind kind, String lockName) {
+    default void waitEnded(LockKind kind, String lockName) {
     }
 
     /**
@@ -128,7 +122,7 @@ public interface LockObserver {
      * @param waitNanos how long the acquisition took, from its start to its outcome, in nanoseconds
      * @param started   what {@link #acquireStarted} returned
      */
-    default void acquireFinished(Kind kind, String lockName, AcquireOutcome outcome, long waitNanos, Object started) {
+    default void acquireFinished(LockKind kind, String lockName, AcquireOutcome outcome, long waitNanos, Object started) {
     }
 
     /**
@@ -137,7 +131,7 @@ public interface LockObserver {
      * @param kind     the kind of lock
      * @param lockName the lock's name
      */
-    default void holdStarted(Kind kind, String lockName) {
+    default void holdStarted(LockKind kind, String lockName) {
     }
 
     /**
@@ -148,7 +142,7 @@ public interface LockObserver {
      * @param heldNanos how long it was held, in nanoseconds
      * @param ending    released or lost
      */
-    default void holdEnded(Kind kind, String lockName, long heldNanos, HoldEnding ending) {
+    default void holdEnded(LockKind kind, String lockName, long heldNanos, HoldEnding ending) {
     }
 
     /**
@@ -158,7 +152,7 @@ public interface LockObserver {
      * @param lockName the lock's name
      * @param cause    why
      */
-    default void lost(Kind kind, String lockName, LossCause cause) {
+    default void lost(LockKind kind, String lockName, LossCause cause) {
     }
 
     /**

@@ -8,27 +8,27 @@ import java.util.Objects;
  * operation.
  *
  * @param address where the server lives, e.g. {@code redis://host:port} (never with the password)
- * @param kind    what kind of failure it was; it says whether the command may have run
+ * @param cause   what failed; it says whether the command may have run
  * @param message what the server or the connection said, e.g. the error reply's text
  */
-public record NodeError(String address, Kind kind, String message) {
+public record NodeError(String address, Cause cause, String message) {
 
     /**
      * Checks that every component is given.
      *
      * @param address where the server lives, {@code redis://host:port} (never with the password)
-     * @param kind    what kind of failure it was; it says whether the command may have run
+     * @param cause   what failed; it says whether the command may have run
      * @param message what the server or the connection said, e.g. the error reply's text
      * @throws NullPointerException if an argument is null
      */
     public NodeError {
         Objects.requireNonNull(address, "address");
-        Objects.requireNonNull(kind, "kind");
+        Objects.requireNonNull(cause, "cause");
         Objects.requireNonNull(message, "message");
     }
 
-    /** The kinds of failure of one server. */
-    public enum Kind {
+    /** What failed on one server (not a kind of lock: {@link LockKind} is). Constants may be added in later versions. */
+    public enum Cause {
         /** No reply in time: the command may or may not have run on the server. */
         TIMEOUT(true),
         /** Not connected, or the connection was refused: the command was not run. */
@@ -37,12 +37,19 @@ public record NodeError(String address, Kind kind, String message) {
         ERROR_REPLY(false),
         /** The lock's key holds a value of another type, written by something other than dlock. */
         WRONG_TYPE(false),
+        /**
+         * The server refused the client or the operation for a reason no retry mends: wrong
+         * credentials, a database that does not exist, a missing privilege, dlock's tables of
+         * another shape or a server that cannot take writes at start. A configuration error: the
+         * command was not run.
+         */
+        REFUSED(false),
         /** Any other failure of the client or the connection: the outcome is unknown. */
         OTHER(true);
 
         private final boolean outcomeUnknown;
 
-        Kind(boolean outcomeUnknown) {
+        Cause(boolean outcomeUnknown) {
             this.outcomeUnknown = outcomeUnknown;
         }
 
@@ -56,13 +63,14 @@ public record NodeError(String address, Kind kind, String message) {
         }
     }
 
-    /** {@code address: message}, with the kind in words. */
+    /** {@code address: message}, with the cause in words. */
     @Override
     public String toString() {
-        return address + ": " + switch (kind) {
+        return address + ": " + switch (cause) {
             case TIMEOUT, OTHER -> message;
             case UNREACHABLE -> "unreachable: " + message;
             case ERROR_REPLY, WRONG_TYPE -> "error reply: " + message;
+            case REFUSED -> "refused: " + message;
         };
     }
 }

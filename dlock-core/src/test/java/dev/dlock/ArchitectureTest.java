@@ -24,9 +24,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The layering of dlock-core, as docs/design.md ("Code structure") describes it, checked on the
- * compiled classes: the packages form no cycle, the acquire loop and what it uses never see a
+ * compiled classes: the packages form no cycle, the lock kinds sit above the engine, the acquire loop and what it uses never see a
  * backend, only the Redis and Lettuce packages (and the builder's one Lettuce option) touch
- * Lettuce, and the public API never shows an internal type.
+ * Lettuce, and the public API never shows an internal type. {@link SourceImportsTest} holds the
+ * sources' imports, Javadoc-only ones too, to the same layering.
  */
 class ArchitectureTest {
 
@@ -51,12 +52,23 @@ class ArchitectureTest {
 
     static final ArchRule NO_PACKAGE_CYCLES = slices().assignedFrom(INTERNAL_PACKAGES).should().beFreeOfCycles();
 
+    /** The lock kinds, the engine, the acquire loop, holds, observers, settings and the store SPI (ArchUnit's package syntax). */
+    static final String[] THE_LOOP = {"dev.dlock.internal", "dev.dlock.internal.kinds..", "dev.dlock.internal.acquire..", "dev.dlock.internal.hold..",
+        "dev.dlock.internal.observe..", "dev.dlock.internal.store..", "dev.dlock.internal.settings.."};
+
+    /** The backends and Redis's client library, which the loop never sees. */
+    static final String[] BACKENDS = {"dev.dlock.internal.redis..", "dev.dlock.internal.lettuce..",
+        "dev.dlock.internal.memory..", "dev.dlock.internal.postgres..", "dev.dlock.internal.zookeeper..", "io.lettuce.."};
+
     static final ArchRule LOOP_NEVER_SEES_A_BACKEND = noClasses()
-            .that().resideInAnyPackage("dev.dlock.internal", "dev.dlock.internal.acquire..", "dev.dlock.internal.hold..",
-                    "dev.dlock.internal.observe..", "dev.dlock.internal.store..", "dev.dlock.internal.settings..")
-            .should().dependOnClassesThat().resideInAnyPackage("dev.dlock.internal.redis..", "dev.dlock.internal.lettuce..",
-                    "dev.dlock.internal.memory..", "dev.dlock.internal.postgres..", "io.lettuce..")
+            .that().resideInAnyPackage(THE_LOOP)
+            .should().dependOnClassesThat().resideInAnyPackage(BACKENDS)
             .because("the acquire loop, holds, observers and the store SPI speak to a LockStore, whichever backend it is");
+
+    static final ArchRule ONLY_THE_API_NAMES_A_LOCK_KIND = noClasses()
+            .that().resideInAPackage("dev.dlock.internal..").and().resideOutsideOfPackage("dev.dlock.internal.kinds..")
+            .should().dependOnClassesThat().resideInAPackage("dev.dlock.internal.kinds..")
+            .because("the lock kinds are built on the engine for the API; the engine and what it uses never name them");
 
     static final ArchRule ONLY_REDIS_PACKAGES_TOUCH_LETTUCE = noClasses()
             .that().resideOutsideOfPackages("dev.dlock.internal.redis..", "dev.dlock.internal.lettuce..")
@@ -68,6 +80,11 @@ class ArchitectureTest {
             .that().resideOutsideOfPackages("dev.dlock.internal.postgres..")
             .should().dependOnClassesThat().resideInAnyPackage("org.postgresql..")
             .because("the PostgreSQL driver is the PostgreSQL backend's, nobody else's");
+
+    static final ArchRule ONLY_THE_ZOOKEEPER_PACKAGE_TOUCHES_ITS_CLIENT = noClasses()
+            .that().resideOutsideOfPackages("dev.dlock.internal.zookeeper..")
+            .should().dependOnClassesThat().resideInAnyPackage("org.apache.zookeeper..")
+            .because("the ZooKeeper client is the ZooKeeper backend's, nobody else's");
 
     static final ArchRule API_SHOWS_NO_INTERNAL_TYPE = ArchRuleDefinition.classes()
             .that().resideInAPackage("dev.dlock").and().arePublic()
@@ -82,6 +99,16 @@ class ArchitectureTest {
     @Test
     void theLoopNeverSeesABackend() {
         LOOP_NEVER_SEES_A_BACKEND.check(CORE);
+    }
+
+    @Test
+    void onlyTheApiNamesALockKind() {
+        ONLY_THE_API_NAMES_A_LOCK_KIND.check(CORE);
+    }
+
+    @Test
+    void onlyTheZooKeeperPackageTouchesItsClient() {
+        ONLY_THE_ZOOKEEPER_PACKAGE_TOUCHES_ITS_CLIENT.check(CORE);
     }
 
     @Test
@@ -100,12 +127,12 @@ class ArchitectureTest {
     }
 
     /**
-     * The builder's {@code clientResources(ClientResources)}: the application shares its Lettuce resources
-     * (declared in StoreOptions; LockClientBuilder has the compiler's public bridge to it).
+     * {@link RedisStore#clientResources}: the application shares its Lettuce resources. Only RedisStore may
+     * name a Lettuce type outside the Redis packages, so that Lettuce is loaded only by a Redis client.
      */
     private static DescribedPredicate<JavaClass> notTheBuildersLettuceOption() {
-        return DescribedPredicate.describe("are not the builder (whose clientResources option takes Lettuce's)",
-                javaClass -> !javaClass.isEquivalentTo(StoreOptions.class) && !javaClass.isEquivalentTo(LockClientBuilder.class));
+        return DescribedPredicate.describe("are not RedisStore (whose clientResources option takes Lettuce's)",
+                javaClass -> !javaClass.isEquivalentTo(RedisStore.class));
     }
 
     private static ArchCondition<JavaClass> showNoInternalType() {

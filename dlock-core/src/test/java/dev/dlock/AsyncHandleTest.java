@@ -41,7 +41,7 @@ class AsyncHandleTest {
             assertThat(handle.isValid()).isFalse();
             assertThat(lock.isLocked()).isFalse();
             assertThat(servers.server().keys("*{*")).isEmpty();
-            assertThatThrownBy(handle::release).isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(handle::release).isExactlyInstanceOf(IllegalMonitorStateException.class);
         } finally {
             acquirer.shutdown();
             releaser.shutdown();

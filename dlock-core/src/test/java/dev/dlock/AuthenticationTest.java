@@ -39,7 +39,7 @@ class AuthenticationTest {
 
     @Test
     void passwordInTheUriIsUsed() throws Exception {
-        LockClient client = servers.track(LockClient.create(uri(":s3cret")));
+        LockClient client = servers.track(LockClient.create(RedisStore.standalone(uri(":s3cret"))));
         DistributedLock lock = client.getLock("guarded");
         assertThat(lock.tryLock()).isTrue();
         lock.unlock();
@@ -54,7 +54,7 @@ class AuthenticationTest {
         } finally {
             admin.shutdown();
         }
-        LockClient alice = servers.track(LockClient.create(uri("alice:wonderland")));
+        LockClient alice = servers.track(LockClient.create(RedisStore.standalone(uri("alice:wonderland"))));
         DistributedLock lock = alice.getLock("alice-only");
         assertThat(lock.tryLock()).isTrue();
         assertThat(lock.info().holder()).isPresent();
@@ -63,7 +63,7 @@ class AuthenticationTest {
 
     @Test
     void wrongPasswordFailsAtBuildWithoutShowingIt() {
-        assertThatThrownBy(() -> LockClient.builder().redisUri(uri(":wrong-password"))
+        assertThatThrownBy(() -> LockClient.builder().store(RedisStore.standalone(uri(":wrong-password")))
                 .commandTimeout(Duration.ofSeconds(1)).build())
                 .isInstanceOf(LockBackendException.class)
                 .hasMessageContaining("cannot connect")

@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** What the builder accepts as a Redis URL, and an application's own Lettuce resources. */
+/** The builder and the store values: what {@link RedisStore} accepts as a Redis URL, its own options, the required store. */
 class ClientBuilderTest {
 
     @RegisterExtension
@@ -18,7 +18,7 @@ class ClientBuilderTest {
 
     @Test
     void aRedisUriWithoutSchemeIsRefusedNamingTheValueFirst() {
-        assertThatThrownBy(() -> LockClient.builder().redisUri("localhost:6379"))
+        assertThatThrownBy(() -> LockClient.builder().store(RedisStore.standalone("localhost:6379")))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("'localhost:6379' is not a Redis URL")
                 .hasMessageContaining("expected redis://");
@@ -26,44 +26,44 @@ class ClientBuilderTest {
 
     @Test
     void aPortThatIsNotANumberIsRefusedBeforeAnyConnectAttempt() {
-        assertThatThrownBy(() -> LockClient.builder().redisUri("redis://127.0.0.1:notaport"))
+        assertThatThrownBy(() -> LockClient.builder().store(RedisStore.standalone("redis://127.0.0.1:notaport")))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("'redis://127.0.0.1:notaport' is not a Redis URL: no host, or a port that is not a number");
     }
 
     @Test
     void anotherSchemeIsRefused() {
-        assertThatThrownBy(() -> LockClient.builder().redisUri("http://example"))
+        assertThatThrownBy(() -> LockClient.builder().store(RedisStore.standalone("http://example")))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("'http://example' is not a Redis URL");
     }
 
     @Test
     void aSentinelUrlIsAcceptedWhenEverySentinelIsHostPortAndTheMasterIsNamed() {
-        LockClient.builder().redisUri("redis-sentinel://secret@s1:26379,s2:26380,s3?sentinelMasterId=orders");
-        LockClient.builder().redisUri("rediss-sentinel://s1:26379/2?sentinelMasterId=orders");
+        LockClient.builder().store(RedisStore.standalone("redis-sentinel://secret@s1:26379,s2:26380,s3?sentinelMasterId=orders"));
+        LockClient.builder().store(RedisStore.standalone("rediss-sentinel://s1:26379/2?sentinelMasterId=orders"));
         // Lettuce's own form names the master in the fragment
-        LockClient.builder().redisUri("redis-sentinel://h1:26379,h2:26379#mymaster");
-        LockClient.builder().redisUri("redis-sentinel://secret@h1:26379,h2/3#mymaster");
-        assertThatThrownBy(() -> LockClient.builder().redisUri("redis-sentinel://h1:26379,h2:26379#"))
+        LockClient.builder().store(RedisStore.standalone("redis-sentinel://h1:26379,h2:26379#mymaster"));
+        LockClient.builder().store(RedisStore.standalone("redis-sentinel://secret@h1:26379,h2/3#mymaster"));
+        assertThatThrownBy(() -> LockClient.builder().store(RedisStore.standalone("redis-sentinel://h1:26379,h2:26379#")))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("needs ?sentinelMasterId=NAME or #NAME");
-        assertThatThrownBy(() -> LockClient.builder().redisUri("redis-sentinel://s1:26379,s2:26379"))
+        assertThatThrownBy(() -> LockClient.builder().store(RedisStore.standalone("redis-sentinel://s1:26379,s2:26379")))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("needs ?sentinelMasterId=NAME");
-        assertThatThrownBy(() -> LockClient.builder().redisUri("redis-sentinel://s1:26379,:x?sentinelMasterId=orders"))
+        assertThatThrownBy(() -> LockClient.builder().store(RedisStore.standalone("redis-sentinel://s1:26379,:x?sentinelMasterId=orders")))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("sentinel ':x' is not host[:port]");
     }
 
     @Test
     void redlockNodesAreCheckedLikeRedisUriAndMustBeDistinctServers() {
-        assertThatThrownBy(() -> LockClient.builder().redlockNodes("redis://a:1", "redis://b:1", "c:1"))
+        assertThatThrownBy(() -> LockClient.builder().store(RedisStore.redlock("redis://a:1", "redis://b:1", "c:1")))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("redlockNodes: 'c:1' is not a Redis URL");
-        assertThatThrownBy(() -> LockClient.builder().redlockNodes("redis://a", "redis://A:6379", "redis://b"))
+                .hasMessageStartingWith("RedisStore.redlock: 'c:1' is not a Redis URL");
+        assertThatThrownBy(() -> LockClient.builder().store(RedisStore.redlock("redis://a", "redis://A:6379", "redis://b")))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("redlockNodes must be distinct servers");
+                .hasMessageStartingWith("RedisStore.redlock needs distinct servers");
     }
 
     @Test
@@ -71,8 +71,8 @@ class ClientBuilderTest {
         ClientResources resources = DefaultClientResources.create();
         try {
             for (int client = 0; client < 2; client++) {
-                try (LockClient lockClient = LockClient.builder().redisUri(redis.server().uri())
-                        .clientResources(resources).build()) {
+                try (LockClient lockClient = LockClient.builder().store(RedisStore.standalone(redis.server().uri())
+                        .clientResources(resources)).build()) {
                     DistributedLock lock = lockClient.getLock("shared-resources");
                     assertThat(lock.tryLock()).isTrue();
                     lock.unlock();
@@ -85,21 +85,51 @@ class ClientBuilderTest {
     }
 
     @Test
-    void clientResourcesAreSetOnce() {
-        ClientResources resources = DefaultClientResources.create();
-        try {
-            assertThatThrownBy(() -> LockClient.builder().clientResources(resources).clientResources(resources))
-                    .isInstanceOf(IllegalStateException.class);
-            assertThatThrownBy(() -> LockClient.builder().clientResources(null))
-                    .isInstanceOf(IllegalArgumentException.class);
-        } finally {
-            resources.shutdown(0, 1, TimeUnit.SECONDS);
+    void clientResourcesMustNotBeNullAndAStoreValueIsImmutable() {
+        RedisStore store = RedisStore.standalone("redis://h:6379");
+        assertThatThrownBy(() -> store.clientResources(null)).isInstanceOf(IllegalArgumentException.class);
+        RedisStore acked = store.replicaAcks(1, java.time.Duration.ofMillis(50));
+        assertThat(acked).isNotSameAs(store);
+        assertThat(store.toString()).doesNotContain("replicaAcks");
+        assertThat(acked.toString()).contains("replicaAcks 1 within 50 ms");
+    }
+
+    @Test
+    void eachStoreOptionIsRefusedWhereItDoesNotApplyNamingTheStore() {
+        assertThatThrownBy(() -> RedisStore.standalone("redis://h:6379").nodeTimeout(java.time.Duration.ofMillis(100)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("nodeTimeout is for Redlock").hasMessageContaining("RedisStore.standalone");
+        assertThatThrownBy(() -> RedisStore.redlock("redis://a", "redis://b", "redis://c").replicaAcks(1, java.time.Duration.ofMillis(50)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("replicaAcks is for one Redis").hasMessageContaining("RedisStore.redlock");
+        assertThatThrownBy(() -> RedisStore.redlock("redis://a", "redis://b", "redis://c").nodeTimeout(java.time.Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("nodeTimeout must be at least 1 ms, got PT0S");
+    }
+
+    @Test
+    void aBuilderWithoutAStoreRefusesToBuildNamingStore() {
+        assertThatThrownBy(() -> LockClient.builder().build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageStartingWith("no store: call store(...) with RedisStore.standalone(uri)")
+                .hasMessageContaining("Store.inMemory()");
+        assertThatThrownBy(() -> LockClient.builder().store(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> LockClient.create(null)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aKeyPrefixWithBracesIsARedisMatterRefusedAtBuildAndFineInMemory() {
+        assertThatThrownBy(() -> LockClient.builder().store(RedisStore.standalone("redis://h:6379")).keyPrefix("a{b}:").build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("keyPrefix 'a{b}:' cannot be used with RedisStore");
+        try (LockClient client = LockClient.builder().store(Store.inMemory()).keyPrefix("a{b}:").build()) {
+            assertThat(client.getLock("x").tryLock()).isTrue();
+            client.getLock("x").unlock();
         }
     }
 
     @Test
     void aClosedClientRefusesToListLocksSayingItIsClosed() {
-        LockClient client = LockClient.builder().redisUri(redis.server().uri()).build();
+        LockClient client = LockClient.builder().store(RedisStore.standalone(redis.server().uri())).build();
         client.close();
         assertThatThrownBy(() -> client.listLocks("*"))
                 .isInstanceOf(IllegalStateException.class)
@@ -107,14 +137,10 @@ class ClientBuilderTest {
     }
 
     @Test
-    void inMemoryExcludesEveryRedisOption() {
-        assertThatThrownBy(() -> LockClient.builder().inMemory().redisUri("redis://h:6379").build())
-                .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("inMemory excludes redisUri, redlockNodes, clusterNodes and replicaAcks");
-        assertThatThrownBy(() -> LockClient.builder().clusterNodes("redis://h:7000").inMemory().build())
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("inMemory excludes");
-        assertThatThrownBy(() -> LockClient.builder().inMemory().inMemory()).isInstanceOf(IllegalStateException.class);
-        try (LockClient client = LockClient.builder().inMemory().build()) {
+    void oneStorePerBuilder() {
+        assertThatThrownBy(() -> LockClient.builder().store(Store.inMemory()).store(RedisStore.standalone("redis://h:6379")))
+                .isInstanceOf(IllegalStateException.class).hasMessage("store was set already");
+        try (LockClient client = LockClient.builder().store(Store.inMemory()).build()) {
             assertThat(client.address()).isEqualTo("memory (this JVM only)");
         }
     }

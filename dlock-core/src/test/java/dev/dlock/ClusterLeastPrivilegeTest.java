@@ -65,8 +65,8 @@ class ClusterLeastPrivilegeTest {
     @Test
     void everyLockKindWorksOnTheClusterWithTheDocumentedRules() {
         List<String> asUser = cluster.uris().stream().map(uri -> uri.replace("redis://", "redis://dlock:pw@")).toList();
-        LockClient client = resources.track(LockClient.builder().clusterNodes(asUser.toArray(String[]::new)).build());
-        LockClient other = resources.track(LockClient.builder().clusterNodes(asUser.toArray(String[]::new)).build());
+        LockClient client = resources.track(LockClient.builder().store(RedisStore.cluster(asUser.toArray(String[]::new))).build());
+        LockClient other = resources.track(LockClient.builder().store(RedisStore.cluster(asUser.toArray(String[]::new))).build());
         for (int i = 0; i < 6; i++) {
             String name = "acl-" + i;
             DistributedLock lock = client.getLock(name);

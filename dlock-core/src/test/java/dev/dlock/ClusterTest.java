@@ -36,7 +36,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * dlock on a real Redis Cluster of three masters and three replicas, through
- * {@code LockClientBuilder.clusterNodes}. One cluster for the class; the failover test, which
+ * {@code RedisStore.cluster}. One cluster for the class; the failover test, which
  * leaves a master without replica, runs last.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -161,7 +161,7 @@ class ClusterTest {
             }
         }
         LockClient holder = client(onCluster());
-        LockClient waiter = client(LockClient.builder().clusterNodes(seed.uri()));
+        LockClient waiter = client(LockClient.builder().store(RedisStore.cluster(seed.uri())));
         DistributedLock held = holder.getLock(name);
         assertThat(held.tryLock(Duration.ZERO, Duration.ofSeconds(30))).isTrue();
         CompletableFuture<Long> wokenAt = new CompletableFuture<>();
@@ -315,20 +315,18 @@ class ClusterTest {
 
     @Test
     @Order(6)
-    void clusterNodesAreCheckedLikeRedisUrisAndExcludeTheOtherTopologies() throws Exception {
-        assertThatThrownBy(() -> LockClient.builder().clusterNodes()).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("clusterNodes needs at least one node");
-        assertThatThrownBy(() -> LockClient.builder().clusterNodes("redis://a:7000", "a:7001"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("clusterNodes: 'a:7001'");
-        assertThatThrownBy(() -> LockClient.builder().clusterNodes("redis-sentinel://s:26379?sentinelMasterId=m"))
+    void clusterNodesAreCheckedLikeRedisUris() throws Exception {
+        assertThatThrownBy(() -> LockClient.builder().store(RedisStore.cluster())).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("RedisStore.cluster needs at least one node");
+        assertThatThrownBy(() -> LockClient.builder().store(RedisStore.cluster("redis://a:7000", "a:7001")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("RedisStore.cluster: 'a:7001'");
+        assertThatThrownBy(() -> LockClient.builder().store(RedisStore.cluster("redis-sentinel://s:26379?sentinelMasterId=m")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not the URL of a cluster node");
-        assertThatThrownBy(() -> LockClient.builder().clusterNodes("redis://a:7000").redisUri("redis://b:6379").build())
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("not several");
         int nobody;
         try (java.net.ServerSocket free = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             nobody = free.getLocalPort();
         }
-        assertThatThrownBy(() -> LockClient.builder().clusterNodes("redis://127.0.0.1:" + nobody).build())
+        assertThatThrownBy(() -> LockClient.builder().store(RedisStore.cluster("redis://127.0.0.1:" + nobody)).build())
                 .isInstanceOf(LockBackendException.class)
                 .hasMessageStartingWith("cannot connect to Redis at redis-cluster://127.0.0.1:" + nobody);
     }

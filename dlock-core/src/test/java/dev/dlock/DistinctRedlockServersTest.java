@@ -33,10 +33,10 @@ class DistinctRedlockServersTest {
         // the third node is down: the two names of one server would be the quorum
         servers.master(2).kill();
         assertThatThrownBy(() -> LockClient.builder()
-                .redlockNodes("redis://127.0.0.1:" + port, "redis://localhost:" + port, servers.master(2).uri())
+                .store(RedisStore.redlock("redis://127.0.0.1:" + port, "redis://localhost:" + port, servers.master(2).uri()))
                 .build())
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("redlockNodes must be distinct servers")
+                .hasMessageContaining("RedisStore.redlock needs distinct servers")
                 .hasMessageContaining("localhost:" + port)
                 .hasMessageContaining("run_id");
     }
@@ -45,8 +45,8 @@ class DistinctRedlockServersTest {
     void aNodeThatReconnectsToAnotherNodesServerNoLongerVotes() throws Exception {
         try (Forwarder forwarder = new Forwarder(servers.master(2).port())) {
             LockClient client = servers.track(LockClient.builder()
-                    .redlockNodes(servers.master(0).uri(), servers.master(1).uri(), "redis://127.0.0.1:" + forwarder.port())
-                    .redlockNodeTimeout(Duration.ofSeconds(1))
+                    .store(RedisStore.redlock(servers.master(0).uri(), servers.master(1).uri(), "redis://127.0.0.1:" + forwarder.port())
+                    .nodeTimeout(Duration.ofSeconds(1)))
                     .build());
             DistributedLock lock = client.getLock("aliased");
             assertThat(lock.tryLock()).isTrue();
@@ -77,8 +77,8 @@ class DistinctRedlockServersTest {
     void aCallResentAfterTheLinkCameBackToAnotherServerIsNotCounted() throws Exception {
         try (Forwarder forwarder = new Forwarder(servers.master(2).port())) {
             LockClient client = servers.track(LockClient.builder()
-                    .redlockNodes(servers.master(0).uri(), servers.master(1).uri(), "redis://127.0.0.1:" + forwarder.port())
-                    .redlockNodeTimeout(Duration.ofSeconds(5))
+                    .store(RedisStore.redlock(servers.master(0).uri(), servers.master(1).uri(), "redis://127.0.0.1:" + forwarder.port())
+                    .nodeTimeout(Duration.ofSeconds(5)))
                     .build());
             DistributedLock lock = client.getLock("resent");
             servers.master(1).kill();

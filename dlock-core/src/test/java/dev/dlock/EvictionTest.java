@@ -35,7 +35,7 @@ class EvictionTest {
 
     /** Builds a client and makes one round trip, after which the CONFIG reply (sent first) was handled. */
     private void useOnce(RedisServer server) {
-        LockClient client = track(LockClient.builder().redisUri(server.uri()).build());
+        LockClient client = track(LockClient.builder().store(RedisStore.standalone(server.uri())).build());
         client.getLock("eviction").isLocked();
     }
 
@@ -62,7 +62,7 @@ class EvictionTest {
         RedisServer server = track(RedisServer.start());
         // renewals every 2 s: the key is touched (LRU) rarely enough for the filler's keys to be younger
         LockClient holderClient = track(LockServers.lease(Duration.ofSeconds(6))
-                .apply(LockClient.builder().redisUri(server.uri())).build());
+                .apply(LockClient.builder().store(RedisStore.standalone(server.uri()))).build());
         LockHandle held = holderClient.getLock("evicted").acquireAsync().join();
         FencedResource resource = new FencedResource();
         assertThat(resource.write(held.fencingToken())).isTrue();
@@ -90,7 +90,7 @@ class EvictionTest {
         assertThat(lost.lockName()).isEqualTo("evicted");
         assertThat(held.isValid()).isFalse();
 
-        LockClient nextClient = track(LockClient.builder().redisUri(server.uri()).build());
+        LockClient nextClient = track(LockClient.builder().store(RedisStore.standalone(server.uri())).build());
         LockHandle next = nextClient.getLock("evicted").tryAcquireAsync(Duration.ZERO).join().orElseThrow();
         assertThat(resource.write(next.fencingToken())).isTrue();
         assertThat(resource.write(held.fencingToken())).as("the evicted holder's write").isFalse();

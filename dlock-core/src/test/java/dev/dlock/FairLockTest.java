@@ -51,7 +51,8 @@ class FairLockTest {
     }
 
     private static void awaitQueued(List<RedisServer> nodes, String name, long count) {
-        await().atMost(Duration.ofSeconds(20)).until(() -> nodes.stream().allMatch(server -> queued(server, name) == count));
+        // a minute: worker JVMs can take that long to start and queue on a loaded machine
+        await().atMost(Duration.ofMinutes(1)).until(() -> nodes.stream().allMatch(server -> queued(server, name) == count));
     }
 
     /** Whether {@code count} waiters are queued for {@code name} on every node (or in memory). */
@@ -154,7 +155,8 @@ class FairLockTest {
         long waitedMs = TimeUnit.NANOSECONDS.toMillis(liveGotItAt.get(30, TimeUnit.SECONDS) - killedAt);
         LOG.info("{}: live waiter got the lock {} ms after two queued waiters were killed (waiter timeout {} ms)",
                 topology, waitedMs, waiterTimeout.toMillis());
-        assertThat(waitedMs).isLessThan(waiterTimeout.toMillis() + 1500);
+        // about the waiter timeout, far from the dead waiters' 5-minute leases (the margin is for a loaded machine)
+        assertThat(waitedMs).isLessThan(waiterTimeout.toMillis() + 4000);
         for (JavaProcess process : doomed) {
             assertThat(process.log()).contains("WAITING").doesNotContain("HOLDING");
         }
@@ -263,7 +265,7 @@ class FairLockTest {
         assertThatThrownBy(() -> LockClient.builder().waiterTimeout(null)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> LockClient.builder().waiterTimeout(Duration.ofSeconds(1)).waiterTimeout(Duration.ofSeconds(2)))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("waiterTimeout");
-        assertThatThrownBy(() -> LockClient.builder().redisUri(servers.server().uri())
+        assertThatThrownBy(() -> LockClient.builder().store(RedisStore.standalone(servers.server().uri()))
                 .commandTimeout(Duration.ofSeconds(1)).waiterTimeout(Duration.ofMillis(1500)).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1.5");
         // a client that never asked for a waiter timeout still builds with a long command timeout

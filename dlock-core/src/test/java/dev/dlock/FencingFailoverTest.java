@@ -36,7 +36,7 @@ class FencingFailoverTest {
     @Test
     void everyKindsFreshTokenExceedsTheFloorAndRaisesIt() throws Exception {
         RedisServer server = track(RedisServer.start());
-        LockClient client = track(LockClient.builder().redisUri(server.uri()).build());
+        LockClient client = track(LockClient.builder().store(RedisStore.standalone(server.uri())).build());
         DistributedReadWriteLock rw = client.getReadWriteLock("rw");
         List<DistributedLock> locks = List.of(client.getLock("plain"), client.getFairLock("fair"), rw.writeLock(),
                 rw.readLock());
@@ -59,10 +59,11 @@ class FencingFailoverTest {
     void tokensKeepRisingAcrossAFailoverToAReplicaWhoseClockIsBehind() throws Exception {
         RedisSentinelGroup group = track(RedisSentinelGroup.start("fencing"));
         RedisServer oldMaster = group.master();
-        LockClient acked = track(LockClient.builder().redisUri(group.sentinelUri())
-                .commandTimeout(Duration.ofMillis(500)).replicaAcks(2, Duration.ofMillis(400)).build());
+        LockClient acked = track(LockClient.builder()
+                .store(RedisStore.standalone(group.sentinelUri()).replicaAcks(2, Duration.ofMillis(400)))
+                .commandTimeout(Duration.ofMillis(500)).build());
         // after the failover one replica is left: a client asking for 2 acknowledgements could not acquire
-        LockClient client = track(LockClient.builder().redisUri(group.sentinelUri())
+        LockClient client = track(LockClient.builder().store(RedisStore.standalone(group.sentinelUri()))
                 .commandTimeout(Duration.ofMillis(500)).build());
 
         DistributedLock lock = acked.getLock("fenced");

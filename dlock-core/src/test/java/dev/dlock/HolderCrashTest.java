@@ -37,7 +37,8 @@ class HolderCrashTest {
         long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
         // Redis freed it only when the lease ran out; the waiter got it then, not before
         assertThat(waitedMs).isGreaterThanOrEqualTo(leaseLeftMs - 5);
-        assertThat(waitedMs).isLessThan(leaseMs + 1000);
+        // and not at the end of its 10 s wait either (the margin is for a loaded machine's late wake-up)
+        assertThat(waitedMs).isLessThan(leaseMs + 4000);
         lock.unlock();
     }
 }

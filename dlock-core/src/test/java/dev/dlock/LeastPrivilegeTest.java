@@ -60,7 +60,7 @@ class LeastPrivilegeTest {
     private LockClient client() {
         RedisServer server = redis.server();
         return resources.track(LockClient.builder()
-                .redisUri("redis://dlock:" + PASSWORD + "@" + server.host() + ":" + server.port()).build());
+                .store(RedisStore.standalone("redis://dlock:" + PASSWORD + "@" + server.host() + ":" + server.port())).build());
     }
 
     @BeforeEach
@@ -142,7 +142,7 @@ class LeastPrivilegeTest {
     void aKeyOutsideThePrefixIsRefusedByName() {
         RedisServer server = redis.server();
         LockClient client = resources.track(LockClient.builder().keyPrefix("other:")
-                .redisUri("redis://dlock:" + PASSWORD + "@" + server.host() + ":" + server.port()).build());
+                .store(RedisStore.standalone("redis://dlock:" + PASSWORD + "@" + server.host() + ":" + server.port())).build());
         assertThatThrownBy(() -> client.getLock("outside").tryLock(5, TimeUnit.SECONDS))
                 .isInstanceOf(LockBackendException.class)
                 .hasMessageContaining("NOPERM");

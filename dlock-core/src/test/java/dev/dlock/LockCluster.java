@@ -35,7 +35,7 @@ final class LockCluster implements BeforeAllCallback, AfterAllCallback {
 
     /** @return a builder of a client on the cluster, every other setting the library's default */
     LockClientBuilder clientBuilder() {
-        return LockClient.builder().clusterNodes(group().uris().toArray(String[]::new));
+        return LockClient.builder().store(RedisStore.cluster(group().uris().toArray(String[]::new)));
     }
 
     /** Waits (up to 10 s) until no master holds a lock key: every hold was released or expired. */

@@ -28,39 +28,39 @@ class LockObserverTest {
         final List<String> scripts = new CopyOnWriteArrayList<>();
 
         @Override
-        public Object acquireStarted(Kind kind, String lockName) {
+        public Object acquireStarted(LockKind kind, String lockName) {
             events.add("acquireStarted " + kind + " " + lockName);
             return "context of " + lockName;
         }
 
         @Override
-        public void waitStarted(Kind kind, String lockName) {
+        public void waitStarted(LockKind kind, String lockName) {
             events.add("waitStarted " + kind + " " + lockName);
         }
 
         @Override
-        public void waitEnded(Kind kind, String lockName) {
+        public void waitEnded(LockKind kind, String lockName) {
             events.add("waitEnded " + kind + " " + lockName);
         }
 
         @Override
-        public void acquireFinished(Kind kind, String lockName, AcquireOutcome outcome, long waitNanos, Object started) {
+        public void acquireFinished(LockKind kind, String lockName, AcquireOutcome outcome, long waitNanos, Object started) {
             assertThat(waitNanos).isNotNegative();
             events.add("acquireFinished " + kind + " " + lockName + " " + outcome + " [" + started + "]");
         }
 
         @Override
-        public void holdStarted(Kind kind, String lockName) {
+        public void holdStarted(LockKind kind, String lockName) {
             events.add("holdStarted " + kind + " " + lockName);
         }
 
         @Override
-        public void holdEnded(Kind kind, String lockName, long heldNanos, HoldEnding ending) {
+        public void holdEnded(LockKind kind, String lockName, long heldNanos, HoldEnding ending) {
             events.add("holdEnded " + kind + " " + lockName + " " + ending);
         }
 
         @Override
-        public void lost(Kind kind, String lockName, LossCause cause) {
+        public void lost(LockKind kind, String lockName, LossCause cause) {
             events.add("lost " + kind + " " + lockName + " " + cause);
         }
 
@@ -113,7 +113,8 @@ class LockObserverTest {
                 .getLock("short");
         lock.lock(Duration.ofMillis(300));
         await().atMost(AWAIT).until(() -> recorder.events.contains("holdEnded REENTRANT short LOST"));
-        assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
+        assertThatThrownBy(lock::unlock).isInstanceOfSatisfying(LockLostException.class,
+                lost -> assertThat(lost.reason()).isEqualTo(LockObserver.LossCause.EXPIRED));
         assertThat(recorder.events).endsWith("holdStarted REENTRANT short", "lost REENTRANT short EXPIRED",
                 "holdEnded REENTRANT short LOST");
     }
@@ -165,26 +166,26 @@ class LockObserverTest {
         AtomicInteger calls = new AtomicInteger();
         LockObserver failing = new LockObserver() {
             @Override
-            public Object acquireStarted(Kind kind, String lockName) {
+            public Object acquireStarted(LockKind kind, String lockName) {
                 calls.incrementAndGet();
                 throw new IllegalStateException("observer broken");
             }
 
             @Override
-            public void acquireFinished(Kind kind, String lockName, AcquireOutcome outcome, long waitNanos,
+            public void acquireFinished(LockKind kind, String lockName, AcquireOutcome outcome, long waitNanos,
                                         Object started) {
                 calls.incrementAndGet();
                 throw new IllegalStateException("observer broken");
             }
 
             @Override
-            public void holdStarted(Kind kind, String lockName) {
+            public void holdStarted(LockKind kind, String lockName) {
                 calls.incrementAndGet();
                 throw new IllegalStateException("observer broken");
             }
 
             @Override
-            public void holdEnded(Kind kind, String lockName, long heldNanos, HoldEnding ending) {
+            public void holdEnded(LockKind kind, String lockName, long heldNanos, HoldEnding ending) {
                 calls.incrementAndGet();
                 throw new IllegalStateException("observer broken");
             }

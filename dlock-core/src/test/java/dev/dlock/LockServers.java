@@ -8,6 +8,8 @@ import dev.dlock.testing.PostgresServers;
 import dev.dlock.testing.RedisServer;
 import dev.dlock.testing.RedisServers;
 import dev.dlock.testing.ServerKind;
+import dev.dlock.testing.ZooKeeperEnsemble;
+import dev.dlock.testing.ZooKeeperServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
@@ -34,15 +36,16 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * }</pre>
  *
  * <p>Register it in a static field: the servers start once for the class (see {@link
- * RedisServers}). Every client and every other resource handed out or {@linkplain #track tracked}
- * during a test is closed after it, last opened first, before the servers are brought back to a
- * healthy, empty state; a close that fails fails the test.
+ * RedisServers}), the ZooKeeper ensemble once for the JVM ({@link SharedZooKeeper}). Every client
+ * and every other resource handed out or {@linkplain #track tracked} during a test is closed after
+ * it, last opened first, before the servers are brought back to a healthy, empty state; a close
+ * that fails fails the test.
  */
 final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
 
     /** Where a client's locks live. */
     enum Topology {
-        ONE_REDIS, REDLOCK, CLUSTER, IN_MEMORY, POSTGRES;
+        ONE_REDIS, REDLOCK, CLUSTER, IN_MEMORY, POSTGRES, ZOOKEEPER;
 
         /** Whether clients of this topology share locks between processes (so workers in other JVMs can join). */
         boolean acrossProcesses() {
@@ -57,44 +60,57 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
     private final Duration redlockNodeTimeout;
     /** The PostgreSQL server, when {@link Topology#POSTGRES} is one of the topologies. */
     private final PostgresServers postgres;
+    /** The ZooKeeper ensemble ({@link SharedZooKeeper}), when {@link Topology#ZOOKEEPER} is one of the topologies. */
+    private final ZooKeeperEnsemble zookeeper;
     private final List<AutoCloseable> open = new ArrayList<>();
     private boolean inTest;
 
     private LockServers(Map<Topology, RedisServers> topologies, Duration redlockNodeTimeout) {
-        this(topologies, null, false, redlockNodeTimeout, null);
+        this(topologies, null, false, redlockNodeTimeout, null, null);
     }
 
     private LockServers(Map<Topology, RedisServers> topologies, LockCluster cluster, boolean inMemory,
-                        Duration redlockNodeTimeout, PostgresServers postgres) {
+                        Duration redlockNodeTimeout, PostgresServers postgres, ZooKeeperEnsemble zookeeper) {
         this.topologies = topologies;
         this.cluster = cluster;
         this.inMemory = inMemory;
         this.redlockNodeTimeout = redlockNodeTimeout;
         this.postgres = postgres;
+        this.zookeeper = zookeeper;
     }
 
     /**
      * @return clients of every backend: one Redis, Redlock over {@code masters} others, a Cluster,
-     *     memory and PostgreSQL
+     *     memory, PostgreSQL and the ZooKeeper ensemble of 3 servers that the JVM's classes share
      */
     static LockServers everyBackend(int masters) {
-        // the Valkey run (dlock.server=valkey) checks the servers that speak Redis's protocol; memory and
-        // PostgreSQL do not depend on the server kind and are checked in the Redis run
+        // the Valkey run (dlock.server=valkey) checks the servers that speak Redis's protocol; memory,
+        // PostgreSQL and ZooKeeper do not depend on the server kind and are checked in the Redis run
         boolean valkey = ServerKind.current() == ServerKind.VALKEY;
         return new LockServers(new EnumMap<>(Map.of(
                 Topology.ONE_REDIS, RedisServers.standalone(),
                 Topology.REDLOCK, RedisServers.masters(masters))), new LockCluster(), !valkey, null,
-                valkey ? null : PostgresServers.create());
+                valkey ? null : PostgresServers.create(), valkey ? null : SharedZooKeeper.ensemble());
     }
 
     /** @return this extension, handing out PostgreSQL clients too (on a server of its own) */
     LockServers withPostgres() {
-        return new LockServers(topologies, cluster, inMemory, redlockNodeTimeout, PostgresServers.create());
+        return new LockServers(topologies, cluster, inMemory, redlockNodeTimeout, PostgresServers.create(), zookeeper);
+    }
+
+    /** @return this extension, handing out ZooKeeper clients too (on the ensemble of 3 servers that the JVM's classes share) */
+    LockServers withZooKeeper() {
+        return new LockServers(topologies, cluster, inMemory, redlockNodeTimeout, postgres, SharedZooKeeper.ensemble());
+    }
+
+    /** @return the ZooKeeper ensemble */
+    ZooKeeperEnsemble zookeeper() {
+        return requireZooKeeper();
     }
 
     /** @return this extension, handing out in-memory clients too */
     LockServers withInMemory() {
-        return new LockServers(topologies, cluster, true, redlockNodeTimeout, postgres);
+        return new LockServers(topologies, cluster, true, redlockNodeTimeout, postgres, zookeeper);
     }
 
     /** @return the topologies this extension hands out clients of, in declaration order */
@@ -108,6 +124,7 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
             case CLUSTER -> cluster != null;
             case IN_MEMORY -> inMemory;
             case POSTGRES -> postgres != null;
+            case ZOOKEEPER -> zookeeper != null;
             default -> topologies.containsKey(topology);
         };
     }
@@ -134,7 +151,7 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
      *     the library's default (a tenth of the lease, too tight for a short test lease on a busy machine)
      */
     LockServers withRedlockNodeTimeout(Duration timeout) {
-        return new LockServers(topologies, cluster, inMemory, timeout, postgres);
+        return new LockServers(topologies, cluster, inMemory, timeout, postgres, zookeeper);
     }
 
     /**
@@ -172,22 +189,35 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
 
     /** @return a client of {@code topology}: see {@link #newClient(UnaryOperator)} */
     LockClient newClient(Topology topology, UnaryOperator<LockClientBuilder> settings) {
+        return newClient(topology, redlockNodeTimeout, settings);
+    }
+
+    /**
+     * @param nodeTimeout the Redlock per-node timeout ({@link RedisStore#nodeTimeout(Duration)}) of this client
+     * @return a Redlock client: see {@link #newClient(UnaryOperator)}
+     */
+    LockClient newRedlockClient(Duration nodeTimeout, UnaryOperator<LockClientBuilder> settings) {
+        return newClient(Topology.REDLOCK, nodeTimeout, settings);
+    }
+
+    private LockClient newClient(Topology topology, Duration nodeTimeout, UnaryOperator<LockClientBuilder> settings) {
         requireTest();
         LockClientBuilder builder = switch (topology) {
-            case ONE_REDIS -> LockClient.builder().redisUri(server().uri());
-            case REDLOCK -> LockClient.builder().redlockNodes(uris(Topology.REDLOCK).toArray(String[]::new));
+            case ONE_REDIS -> LockClient.builder().store(RedisStore.standalone(server().uri()));
+            case REDLOCK -> {
+                RedisStore redlock = RedisStore.redlock(uris(Topology.REDLOCK).toArray(String[]::new));
+                yield LockClient.builder().store(nodeTimeout != null ? redlock.nodeTimeout(nodeTimeout) : redlock);
+            }
             case CLUSTER -> requireCluster().clientBuilder();
             case IN_MEMORY -> {
                 if (!inMemory) {
                     throw new IllegalStateException("this LockServers has no in-memory clients");
                 }
-                yield LockClient.builder().inMemory();
+                yield LockClient.builder().store(Store.inMemory());
             }
-            case POSTGRES -> LockClient.builder().postgres(requirePostgres().server().jdbcUrl());
+            case POSTGRES -> LockClient.builder().store(PostgresStore.url(requirePostgres().server().jdbcUrl()));
+            case ZOOKEEPER -> LockClient.builder().store(ZooKeeperStore.connect(requireZooKeeper().connectString()));
         };
-        if (topology == Topology.REDLOCK && redlockNodeTimeout != null) {
-            builder.redlockNodeTimeout(redlockNodeTimeout);
-        }
         return track(settings.apply(builder).build());
     }
 
@@ -220,8 +250,43 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
     List<RedisServer> servers(Topology topology) {
         return switch (topology) {
             case CLUSTER -> requireCluster().group().masters();
-            case IN_MEMORY, POSTGRES -> List.of();
+            case IN_MEMORY, POSTGRES, ZOOKEEPER -> List.of();
             default -> of(topology).all();
+        };
+    }
+
+    /**
+     * Stops every server process of {@code topology} (SIGSTOP), so that the store no longer answers
+     * while connections stay open; a Cluster's replicas too, so that none starts a failover.
+     *
+     * @return what resumes them all (and waits until a Cluster is healthy again)
+     * @throws IllegalArgumentException for memory, which has no process
+     */
+    Runnable pause(Topology topology) {
+        return switch (topology) {
+            case IN_MEMORY -> throw new IllegalArgumentException("memory has no server to pause");
+            case POSTGRES -> {
+                requirePostgres().server().pause();
+                yield () -> requirePostgres().server().resume();
+            }
+            case ZOOKEEPER -> {
+                ZooKeeperEnsemble ensemble = requireZooKeeper();
+                ensemble.servers().forEach(ZooKeeperServer::pause);
+                yield ensemble::heal;
+            }
+            case CLUSTER -> {
+                List<RedisServer> nodes = requireCluster().group().nodes();
+                nodes.forEach(RedisServer::pause);
+                yield () -> {
+                    nodes.forEach(RedisServer::resume);
+                    requireCluster().group().awaitHealthy(Duration.ofSeconds(30));
+                };
+            }
+            default -> {
+                List<RedisServer> all = servers(topology);
+                all.forEach(RedisServer::pause);
+                yield () -> all.forEach(RedisServer::resume);
+            }
         };
     }
 
@@ -236,8 +301,14 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
                 assertThat(MemoryStores.isEmpty(LockClient.DEFAULT_KEY_PREFIX)).as("nothing left in memory").isTrue();
             }
             if (topology == Topology.POSTGRES) {
-                assertThat(requirePostgres().server().sql("SELECT (SELECT count(*) FROM dlock_hold) + "
-                        + "(SELECT count(*) FROM dlock_waiter)")).as("no hold or waiter left in PostgreSQL").isEqualTo("0");
+                // a waiter whose deadline passed has lapsed (its row goes with the name's next change)
+                assertThat(requirePostgres().server().sql("SELECT (SELECT count(*) FROM dlock_hold WHERE lease_end > clock_timestamp()) + "
+                        + "(SELECT count(*) FROM dlock_waiter WHERE deadline > clock_timestamp())"))
+                        .as("no hold or live waiter left in PostgreSQL").isEqualTo("0");
+            }
+            if (topology == Topology.ZOOKEEPER) {
+                assertThat(ZooKeeperLocks.lockNodes(requireZooKeeper().connectString())).as("no hold or waiter left in ZooKeeper")
+                        .isEmpty();
             }
             for (RedisServer server : servers(topology)) {
                 assertThat(server.keys(LockClient.DEFAULT_KEY_PREFIX + "{*")).as(server.uri()).isEmpty();
@@ -245,11 +316,41 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
         });
     }
 
+    /**
+     * Stops every server of {@code topology} answering (SIGSTOP: connections stay open, commands time
+     * out) until the returned resume runs; in memory there is nothing to stop.
+     */
+    Runnable pauseStore(Topology topology) {
+        if (topology == Topology.POSTGRES) {
+            requirePostgres().server().pause();
+            return requirePostgres().server()::resume;
+        }
+        if (topology == Topology.ZOOKEEPER) {
+            // every server of the ensemble, so that no quorum answers; the resume waits for the quorum again
+            ZooKeeperEnsemble ensemble = requireZooKeeper();
+            ensemble.servers().forEach(ZooKeeperServer::pause);
+            return ensemble::heal;
+        }
+        List<RedisServer> paused = servers(topology);
+        if (paused.isEmpty()) {
+            throw new IllegalArgumentException(topology + " has no server to pause");
+        }
+        paused.forEach(RedisServer::pause);
+        return () -> paused.forEach(RedisServer::resume);
+    }
+
     private PostgresServers requirePostgres() {
         if (postgres == null) {
             throw new IllegalStateException("this LockServers has no PostgreSQL");
         }
         return postgres;
+    }
+
+    private ZooKeeperEnsemble requireZooKeeper() {
+        if (zookeeper == null) {
+            throw new IllegalStateException("this LockServers has no ZooKeeper");
+        }
+        return zookeeper;
     }
 
     private LockCluster requireCluster() {
@@ -274,6 +375,9 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
         }
         if (postgres != null) {
             postgres.beforeAll(context);
+        }
+        if (zookeeper != null) {
+            SharedZooKeeper.start();
         }
     }
 
@@ -312,6 +416,10 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
             postgres.server().sql("DO $$ BEGIN IF to_regclass('dlock_hold') IS NOT NULL THEN "
                     + "TRUNCATE dlock_hold, dlock_waiter; END IF; END $$");
         }
+        if (zookeeper != null) {
+            zookeeper.afterEach(context);
+            ZooKeeperLocks.deleteLocks(zookeeper.connectString());
+        }
         if (failure != null) {
             throw failure;
         }
@@ -328,6 +436,7 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
         if (postgres != null) {
             postgres.afterAll(context);
         }
+        // the ZooKeeper ensemble is shared with the next classes: healed and emptied after each test
     }
 
     private RedisServers of(Topology topology) {
@@ -339,7 +448,7 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
     }
 
     private Topology onlyTopology() {
-        if (topologies.size() != 1 || cluster != null || inMemory || postgres != null) {
+        if (topologies.size() != 1 || cluster != null || inMemory || postgres != null || zookeeper != null) {
             throw new IllegalStateException("this LockServers has " + topologies.keySet() + ": name the topology");
         }
         return topologies.keySet().iterator().next();

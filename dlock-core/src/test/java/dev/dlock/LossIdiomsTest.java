@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
@@ -102,15 +104,60 @@ class LossIdiomsTest {
     }
 
     @Test
-    void aLostReentrantHoldCountsZeroAndOneUnlockLetsGoOfAllItsEntries() throws Exception {
+    void aLostReentrantHoldCountsZeroAndEveryOwedUnlockReportsTheLoss() throws Exception {
         DistributedLock lock = client.getLock("idiom-reentered");
         lock.lock();
         lock.lock();
         assertThat(lock.getHoldCount()).isEqualTo(2);
         loseByForce(lock);
         assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
-        assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class);
+        assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
+        assertThatThrownBy(lock::unlock).isExactlyInstanceOf(IllegalMonitorStateException.class);
         assertLocksAgainAtOnce(lock);
+    }
+
+    @Test
+    void aNestedFinallyReportsALeaseThatRanOutAtEveryLevel() throws Exception {
+        DistributedLock lock = client.getLock("idiom-nested");
+        List<RuntimeException> unlocks = new ArrayList<>();
+        assertThat(lock.tryLock(Duration.ZERO, Duration.ofMillis(200))).isTrue();
+        try {
+            lock.lock();
+            try {
+                await().pollInSameThread().atMost(Duration.ofSeconds(5)).until(() -> !lock.isHeldByCurrentThread());
+            } finally {
+                unlocks.add(unlockFailure(lock));
+            }
+        } finally {
+            unlocks.add(unlockFailure(lock));
+        }
+        assertThat(unlocks).hasSize(2).allSatisfy(failure -> assertThat(failure).isInstanceOf(LockLostException.class)
+                .hasMessageContaining("idiom-nested"));
+        assertThat(unlockFailure(lock)).isExactlyInstanceOf(IllegalMonitorStateException.class);
+        assertThat(lock.tryLock(2, TimeUnit.SECONDS)).isTrue();
+        lock.unlock();
+    }
+
+    @Test
+    void aMultiLockWhoseNamesWereLostReportsTheLoss() throws Exception {
+        DistributedLock multi = client.getMultiLock("idiom-multi-a", "idiom-multi-b");
+        multi.lock();
+        assertThat(other.getLock("idiom-multi-a").forceUnlock()).isTrue();
+        assertThat(other.getLock("idiom-multi-b").forceUnlock()).isTrue();
+        assertThat(losses.poll(10, TimeUnit.SECONDS)).isNotNull();
+        assertThat(losses.poll(10, TimeUnit.SECONDS)).isNotNull();
+        assertThatThrownBy(multi::unlock).isInstanceOf(LockLostException.class);
+        assertThat(unlockFailure(multi)).isExactlyInstanceOf(IllegalMonitorStateException.class);
+        assertLocksAgainAtOnce(multi);
+    }
+
+    private static RuntimeException unlockFailure(DistributedLock lock) {
+        try {
+            lock.unlock();
+            return null;
+        } catch (RuntimeException e) {
+            return e;
+        }
     }
 
     @Test

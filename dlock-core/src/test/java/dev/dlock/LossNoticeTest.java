@@ -1,6 +1,7 @@
 package dev.dlock;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
@@ -48,6 +49,9 @@ class LossNoticeTest {
         assertThat(handleMs).as("before a renewal could have noticed").isLessThan(RENEWAL_PERIOD.toMillis() / 2);
         assertThat(listenerMs).isLessThan(RENEWAL_PERIOD.toMillis() / 2);
         assertThat(handle.whenLost().get().getMessage()).contains("force-released");
+        assertThat(handle.whenLost().get().reason()).isEqualTo(LockObserver.LossCause.FORCE_RELEASED);
+        assertThatThrownBy(handle::release).isInstanceOfSatisfying(LockLostException.class,
+                lost -> assertThat(lost.reason()).isEqualTo(LockObserver.LossCause.FORCE_RELEASED));
     }
 
     @Test
@@ -72,5 +76,6 @@ class LossNoticeTest {
                 .get(10, TimeUnit.SECONDS).orElseThrow();
         assertThat(handle.whenLost().get(10, TimeUnit.SECONDS).getMessage()).contains("ran out on this client's clock");
         assertThat(told.get(10, TimeUnit.SECONDS).lockName()).isEqualTo("lease-end");
+        assertThat(told.get().reason()).isEqualTo(LockObserver.LossCause.EXPIRED);
     }
 }

@@ -32,7 +32,7 @@ class MultiLockTest {
 
     @RegisterExtension
     static final LockServers servers = LockServers.singleRedisAndRedlock(5).withRedlockNodeTimeout(Duration.ofMillis(250))
-            .withInMemory().withPostgres();
+            .withInMemory().withPostgres().withZooKeeper();
 
     /** Counts holders from outside: not the Redis the locks live on. */
     @RegisterExtension
@@ -64,7 +64,7 @@ class MultiLockTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY", "POSTGRES"})
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY", "POSTGRES", "ZOOKEEPER"})
     void aFailedMultiAcquireLeavesNoneOfTheNamesHeld(Topology topology) throws Exception {
         LockClient client = servers.newClient(topology);
         DistributedLock b = servers.newClient(topology).getLock("b");
@@ -105,7 +105,7 @@ class MultiLockTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY", "POSTGRES"})
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY", "POSTGRES", "ZOOKEEPER"})
     void overlappingMultiLocksExcludeEachOtherOnEveryName(Topology topology) throws Exception {
         List<LockClient> clients = List.of(servers.newClient(topology), servers.newClient(topology));
         List<List<String>> sets = List.of(List.of("x", "y"), List.of("y", "z"), List.of("z", "x"), List.of("y"));
@@ -149,7 +149,9 @@ class MultiLockTest {
     void oneHoldCountOverAllNamesAndOnlyTheHolderUnlocks() throws Exception {
         LockClient client = servers.newClient(Topology.ONE_REDIS);
         DistributedLock multi = client.getMultiLock("p", "q");
-        assertThat(multi.name()).isEqualTo("[p, q]");
+        assertThat(multi.name()).isEqualTo("multi-lock[p, q]");
+        assertThat(multi.names()).containsExactly("p", "q");
+        assertThat(client.getLock("p").names()).containsExactly("p");
         assertThatThrownBy(multi::unlock).isExactlyInstanceOf(IllegalMonitorStateException.class)
                 .hasMessageContaining("[p, q]");
         multi.lock();
@@ -186,13 +188,46 @@ class MultiLockTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY", "POSTGRES"})
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "IN_MEMORY", "POSTGRES", "ZOOKEEPER"})
+    void blockingHandleAcquiresAndAHugeWaitTakeEveryNameOrNone(Topology topology) throws Exception {
+        DistributedLock multi = servers.newClient(topology).getMultiLock("s1", "s2");
+        DistributedLock rival = servers.newClient(topology).getMultiLock("s2", "s3");
+        LockHandle handle = multi.acquire();
+        assertThat(handle.lockName()).isEqualTo("multi-lock[s1, s2]");
+        assertThat(rival.tryAcquire()).isEmpty();
+        assertThat(rival.tryAcquire(Duration.ofMillis(50), Duration.ofSeconds(30))).isEmpty();
+        assertThat(rival.tryLock(Duration.ofMillis(50))).isFalse();
+        DistributedLock s3 = servers.newClient(topology).getLock("s3");
+        assertThat(s3.tryLock()).as("s3 given back").isTrue();
+        s3.unlock();
+        ExecutorService waiter = Executors.newSingleThreadExecutor();
+        try {
+            Future<Boolean> unbounded = waiter.submit(() -> {
+                boolean acquired = rival.tryLock(Long.MAX_VALUE, TimeUnit.NANOSECONDS);
+                rival.unlock();
+                return acquired;
+            });
+            handle.release();
+            assertThat(unbounded.get(10, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            waiter.shutdownNow();
+        }
+        try (LockHandle whole = rival.tryAcquire(Duration.ofDays(1_000)).orElseThrow()) {
+            assertThat(whole.isValid()).isTrue();
+        }
+        rival.acquire(Duration.ofSeconds(30)).release();
+        multi.acquireUninterruptibly().release();
+        assertNothingLeft(topology);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY", "POSTGRES", "ZOOKEEPER"})
     void aHandleHoldsEveryNameAndIsReleasedFromAnyThread(Topology topology) throws Exception {
         DistributedLock multi = servers.newClient(topology).getMultiLock("h1", "h2");
         DistributedLock rival = servers.newClient(topology).getMultiLock("h2", "h3");
         LockHandle handle = multi.acquireAsync(Duration.ofSeconds(30)).get(10, TimeUnit.SECONDS);
         assertThat(handle.isValid()).isTrue();
-        assertThat(handle.lockName()).isEqualTo("[h1, h2]");
+        assertThat(handle.lockName()).isEqualTo("multi-lock[h1, h2]");
         CompletableFuture<Optional<LockHandle>> waiting = rival.tryAcquireAsync(Duration.ofSeconds(20));
         assertThat(waiting).isNotDone();
         CompletableFuture.runAsync(handle::release).get(10, TimeUnit.SECONDS);
@@ -205,7 +240,7 @@ class MultiLockTest {
         assertThat(next.isValid()).isFalse();
         // the release reports the loss, and gives back the other name all the same
         assertThatThrownBy(next::release).isInstanceOf(LockLostException.class).hasMessageContaining("h3");
-        assertThatThrownBy(handle::release).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(handle::release).isExactlyInstanceOf(IllegalMonitorStateException.class);
         assertNothingLeft(topology);
     }
 

@@ -32,7 +32,7 @@ class PersistenceWarningTest {
 
     /** Builds a client and makes one round trip, after which the CONFIG reply (sent first) was handled. */
     private void useOnce(RedisServer server) {
-        LockClient client = track(LockClient.builder().redisUri(server.uri()).build());
+        LockClient client = track(LockClient.builder().store(RedisStore.standalone(server.uri())).build());
         client.getLock("persistence").isLocked();
     }
 

@@ -48,27 +48,26 @@ class ReplicaAcksTest {
 
     @Test
     void theOptionIsCheckedWhenSetAndAgainstTheOthersWhenBuilt() {
-        assertThatThrownBy(() -> LockClient.builder().replicaAcks(0, Duration.ofMillis(50)))
+        RedisStore redis = RedisStore.standalone("redis://h:6379");
+        assertThatThrownBy(() -> redis.replicaAcks(0, Duration.ofMillis(50)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 1 replica, got 0");
-        assertThatThrownBy(() -> LockClient.builder().replicaAcks(1, Duration.ZERO))
+        assertThatThrownBy(() -> redis.replicaAcks(1, Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 1 ms, got PT0S");
-        assertThatThrownBy(() -> LockClient.builder().replicaAcks(1, null))
+        assertThatThrownBy(() -> redis.replicaAcks(1, null))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("got null");
-        assertThatThrownBy(() -> LockClient.builder().replicaAcks(1, Duration.ofMillis(5)).replicaAcks(1, Duration.ofMillis(5)))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("replicaAcks was set already");
         assertThatThrownBy(() -> LockClient.builder().commandTimeout(Duration.ofMillis(200))
-                .replicaAcks(1, Duration.ofMillis(200)).build())
+                .store(redis.replicaAcks(1, Duration.ofMillis(200))).build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("replicaAcks timeout PT0.2S must be shorter than commandTimeout PT0.2S");
-        assertThatThrownBy(() -> LockClient.builder().redlockNodes("redis://a:1", "redis://b:1", "redis://c:1")
-                .replicaAcks(1, Duration.ofMillis(50)).build())
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("Redlock");
+        assertThatThrownBy(() -> RedisStore.redlock("redis://a:1", "redis://b:1", "redis://c:1")
+                .replicaAcks(1, Duration.ofMillis(50)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Redlock");
     }
 
     @Test
     void anAcknowledgedGrantHoldsAndItsKeyIsOnTheReplica() throws Exception {
         RedisServer[] nodes = masterAndReplica();
-        LockClient client = track(LockClient.builder().redisUri(nodes[0].uri()).replicaAcks(1, Duration.ofMillis(500))
+        LockClient client = track(LockClient.builder().store(RedisStore.standalone(nodes[0].uri()).replicaAcks(1, Duration.ofMillis(500)))
                 .build());
         DistributedLock lock = client.getLock("acked");
         assertThat(lock.tryLock()).isTrue();
@@ -86,8 +85,7 @@ class ReplicaAcksTest {
         RedisServer[] nodes = masterAndReplica();
         RedisServer master = nodes[0];
         Duration commandTimeout = Duration.ofSeconds(1);
-        LockClient client = track(LockClient.builder().redisUri(master.uri()).commandTimeout(commandTimeout)
-                .replicaAcks(1, Duration.ofMillis(50)).build());
+        LockClient client = track(LockClient.builder().store(RedisStore.standalone(master.uri()).replicaAcks(1, Duration.ofMillis(50))).commandTimeout(commandTimeout).build());
         nodes[1].pause();
 
         DistributedLock lock = client.getLock("unacked");
@@ -117,8 +115,7 @@ class ReplicaAcksTest {
     void anAcquireWithAWaitGivesBackUnacknowledgedGrantsAndTriesAgainUntilItsWaitEnds() throws Exception {
         RedisServer[] nodes = masterAndReplica();
         RedisServer master = nodes[0];
-        LockClient client = track(LockClient.builder().redisUri(master.uri()).commandTimeout(Duration.ofSeconds(1))
-                .replicaAcks(1, Duration.ofMillis(50)).build());
+        LockClient client = track(LockClient.builder().store(RedisStore.standalone(master.uri()).replicaAcks(1, Duration.ofMillis(50))).commandTimeout(Duration.ofSeconds(1)).build());
         nodes[1].pause();
 
         DistributedLock lock = client.getLock("unacked-wait");
@@ -139,8 +136,8 @@ class ReplicaAcksTest {
     void unacknowledgedRenewalsDoNotKeepAHold() throws Exception {
         RedisServer[] nodes = masterAndReplica();
         CompletableFuture<LockLostException> lost = new CompletableFuture<>();
-        LockClient client = track(LockClient.builder().redisUri(nodes[0].uri()).defaultLease(Duration.ofMillis(1500))
-                .commandTimeout(Duration.ofMillis(400)).replicaAcks(1, Duration.ofMillis(300)).listener(lost::complete)
+        LockClient client = track(LockClient.builder().store(RedisStore.standalone(nodes[0].uri()).replicaAcks(1, Duration.ofMillis(300))).defaultLease(Duration.ofMillis(1500))
+                .commandTimeout(Duration.ofMillis(400)).listener(lost::complete)
                 .build());
         DistributedLock lock = client.getLock("renewed");
         lock.lock();
@@ -155,9 +152,9 @@ class ReplicaAcksTest {
     @Test
     void aSentinelFailoverKeepsAnAcknowledgedLockHeld() throws Exception {
         RedisSentinelGroup group = track(RedisSentinelGroup.start("acks"));
-        LockClient holder = track(LockClient.builder().redisUri(group.sentinelUri())
-                .commandTimeout(Duration.ofMillis(500)).replicaAcks(2, Duration.ofMillis(400)).build());
-        LockClient rival = track(LockClient.builder().redisUri(group.sentinelUri())
+        LockClient holder = track(LockClient.builder().store(RedisStore.standalone(group.sentinelUri()).replicaAcks(2, Duration.ofMillis(400)))
+                .commandTimeout(Duration.ofMillis(500)).build());
+        LockClient rival = track(LockClient.builder().store(RedisStore.standalone(group.sentinelUri()))
                 .commandTimeout(Duration.ofMillis(500)).build());
         DistributedLock lock = holder.getLock("survives");
         assertThat(lock.tryLock(Duration.ZERO, Duration.ofSeconds(60))).isTrue();

@@ -25,7 +25,7 @@ class RestrictedServerTest {
     @Test
     void evalshaDisabledFailsTheBuildNamingIt() {
         RedisServer server = track(RedisServer.start("--rename-command", "EVALSHA", ""));
-        assertThatThrownBy(() -> LockClient.builder().redisUri(server.uri()).build())
+        assertThatThrownBy(() -> LockClient.builder().store(RedisStore.standalone(server.uri())).build())
                 .isInstanceOf(LockBackendException.class)
                 .hasMessageContaining("Redis at " + server.uri() + " refuses EVALSHA, which every lock operation needs")
                 .hasMessageContaining("unknown command")
@@ -35,7 +35,7 @@ class RestrictedServerTest {
     @Test
     void evalRenamedFailsTheBuildNamingIt() {
         RedisServer server = track(RedisServer.start("--rename-command", "EVAL", "EVAL_8f3c"));
-        assertThatThrownBy(() -> LockClient.builder().redisUri(server.uri()).build())
+        assertThatThrownBy(() -> LockClient.builder().store(RedisStore.standalone(server.uri())).build())
                 .isInstanceOf(LockBackendException.class)
                 .hasMessageContaining("refuses EVAL,");
     }
@@ -43,12 +43,12 @@ class RestrictedServerTest {
     @Test
     void waitRefusedFailsAClientWithReplicaAcksAtBuild() {
         RedisServer server = track(RedisServer.start("--rename-command", "WAIT", ""));
-        assertThatThrownBy(() -> LockClient.builder().redisUri(server.uri()).replicaAcks(1, Duration.ofMillis(100)).build())
+        assertThatThrownBy(() -> LockClient.builder().store(RedisStore.standalone(server.uri()).replicaAcks(1, Duration.ofMillis(100))).build())
                 .isInstanceOf(LockBackendException.class)
                 .hasMessageContaining("refuses WAIT, which replicaAcks needs")
                 .hasMessageContaining("unknown command");
         // without replicaAcks nothing needs WAIT
-        LockClient client = track(LockClient.builder().redisUri(server.uri()).build());
+        LockClient client = track(LockClient.builder().store(RedisStore.standalone(server.uri())).build());
         assertThat(client.getLock("no-wait").tryLock()).isTrue();
         client.getLock("no-wait").unlock();
     }
@@ -56,7 +56,7 @@ class RestrictedServerTest {
     @Test
     void configRefusedLeavesTheChecksOutAndLocksWork() {
         RedisServer server = track(RedisServer.start("--rename-command", "CONFIG", ""));
-        LockClient client = track(LockClient.builder().redisUri(server.uri()).build());
+        LockClient client = track(LockClient.builder().store(RedisStore.standalone(server.uri())).build());
         DistributedLock lock = client.getLock("no-config");
         assertThat(lock.tryLock()).isTrue();
         assertThat(lock.isHeldByCurrentThread()).isTrue();

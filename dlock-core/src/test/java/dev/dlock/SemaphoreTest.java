@@ -22,18 +22,19 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** The semaphore's promises in one JVM, on one Redis, over Redlock (5 masters) and in memory. */
+/** The semaphore's promises in one JVM, on one Redis, over Redlock (5 masters), in memory and on ZooKeeper. */
 class SemaphoreTest {
 
     @RegisterExtension
-    static final LockServers servers = LockServers.singleRedisAndRedlock(5).withInMemory().withRedlockNodeTimeout(Duration.ofMillis(250));
+    static final LockServers servers = LockServers.singleRedisAndRedlock(5).withInMemory().withRedlockNodeTimeout(Duration.ofMillis(250))
+            .withZooKeeper();
 
     private static void assertNothingLeft(Topology topology) {
         servers.assertNothingLeft(topology);
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY"})
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY", "ZOOKEEPER"})
     void atMostThePermitCountHoldAtOnceAndEveryWaiterGetsIn(Topology topology) throws Exception {
         List<LockClient> clients = List.of(servers.newClient(topology), servers.newClient(topology));
         AtomicInteger inside = new AtomicInteger();
@@ -68,7 +69,7 @@ class SemaphoreTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY"})
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY", "ZOOKEEPER"})
     void thePermitCountIsFixedWhileAnyPermitIsHeld(Topology topology) throws Exception {
         DistributedSemaphore three = servers.newClient(topology).getSemaphore("resized", 3);
         DistributedSemaphore five = servers.newClient(topology).getSemaphore("resized", 5);
@@ -105,8 +106,19 @@ class SemaphoreTest {
                 .hasMessageContaining("lease");
     }
 
+    @Test
+    void aHugeWaitHasNoBound() throws Exception {
+        DistributedSemaphore semaphore = servers.newClient(Topology.ONE_REDIS).getSemaphore("unbounded", 1);
+        LockHandle first = semaphore.tryAcquire(Duration.ofSeconds(Long.MAX_VALUE)).orElseThrow();
+        CompletableFuture<Optional<LockHandle>> second = semaphore.tryAcquireAsync(Duration.ofDays(1_000), Duration.ofSeconds(30));
+        assertThat(second).isNotDone();
+        first.release();
+        second.get(10, TimeUnit.SECONDS).orElseThrow().release();
+        assertNothingLeft(Topology.ONE_REDIS);
+    }
+
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY"})
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY", "ZOOKEEPER"})
     void onlyAPermitOfThisSemaphoreAndClientIsReleased(Topology topology) throws Exception {
         LockClient client = servers.newClient(topology);
         DistributedSemaphore semaphore = client.getSemaphore("owned", 2);
@@ -125,13 +137,16 @@ class SemaphoreTest {
         semaphore.release(permit);
         assertThatThrownBy(() -> semaphore.release(permit)).isExactlyInstanceOf(IllegalMonitorStateException.class)
                 .hasMessageContaining("released already");
+        // the handle's own release says the same as the semaphore's: one exception for a double release
+        assertThatThrownBy(permit::release).isExactlyInstanceOf(IllegalMonitorStateException.class)
+                .hasMessageContaining("released already");
         otherSemaphores.release();
         lockHandle.release();
         assertNothingLeft(topology);
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY"})
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY", "ZOOKEEPER"})
     void infoListsEveryPermitHolder(Topology topology) throws Exception {
         DistributedSemaphore a = servers.newClient(topology, builder -> builder.clientName("billing-a")).getSemaphore("listed", 3);
         DistributedSemaphore b = servers.newClient(topology, builder -> builder.clientName("billing-b")).getSemaphore("listed", 3);
@@ -179,7 +194,7 @@ class SemaphoreTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY"})
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY", "ZOOKEEPER"})
     void everyPermitGetsAGreaterTokenThanAnyBefore(Topology topology) throws Exception {
         DistributedSemaphore semaphore = servers.newClient(topology).getSemaphore("tokens", 2);
         long previous = 0;
@@ -199,7 +214,7 @@ class SemaphoreTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY"})
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY", "ZOOKEEPER"})
     void anExpiredPermitIsReportedLostAndGoesToTheNextWaiter(Topology topology) throws Exception {
         CompletableFuture<LockLostException> told = new CompletableFuture<>();
         LockClient holder = servers.newClient(topology, builder -> builder.listener(told::complete));
@@ -219,7 +234,7 @@ class SemaphoreTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY"})
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY", "ZOOKEEPER"})
     void theWatchdogKeepsAPermitPastItsLease(Topology topology) throws Exception {
         // a command timeout of a quarter of it: connecting must fit in it on a loaded machine
         Duration lease = Duration.ofMillis(1200);
@@ -236,7 +251,7 @@ class SemaphoreTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY"})
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY", "ZOOKEEPER"})
     void waitersThatGiveUpLeaveNothingBehind(Topology topology) throws Exception {
         DistributedSemaphore semaphore = servers.newClient(topology).getSemaphore("left-behind", 1);
         DistributedSemaphore waiters = servers.newClient(topology).getSemaphore("left-behind", 1);
@@ -265,7 +280,7 @@ class SemaphoreTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY"})
+    @EnumSource(value = Topology.class, names = {"ONE_REDIS", "REDLOCK", "IN_MEMORY", "ZOOKEEPER"})
     void forceReleaseAllTakesEveryPermitAndTheHoldersLearnIt(Topology topology) throws Exception {
         DistributedSemaphore semaphore = servers.newClient(topology).getSemaphore("forced", 2);
         LockHandle first = semaphore.acquire();

@@ -1,6 +1,7 @@
 package dev.dlock;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.dlock.testing.RedisSentinelGroup;
@@ -31,11 +32,11 @@ class SentinelTest {
     @Test
     void everyLockKindWorksThroughTheSentinelUri() throws Exception {
         group = track(RedisSentinelGroup.start("kinds"));
-        LockClient client = track(LockClient.builder().redisUri(group.sentinelUri()).build());
+        LockClient client = track(LockClient.builder().store(RedisStore.standalone(group.sentinelUri())).build());
         // Lettuce's own form of the same URL, the master named in the fragment
         String lettuceForm = group.sentinelUri().replace("?sentinelMasterId=", "#");
         assertThat(lettuceForm).contains("#kinds").doesNotContain("?");
-        LockClient other = track(LockClient.builder().redisUri(lettuceForm).build());
+        LockClient other = track(LockClient.builder().store(RedisStore.standalone(lettuceForm)).build());
         RedisServer master = group.master();
 
         DistributedLock plain = client.getLock("plain");
@@ -56,7 +57,7 @@ class SentinelTest {
 
         assertThat(rw.readLock().tryLock()).isTrue();
         assertThat(other.getReadWriteLock("rw").readLock().tryLock()).isTrue();
-        LockClient third = track(LockClient.builder().redisUri(group.sentinelUri()).build());
+        LockClient third = track(LockClient.builder().store(RedisStore.standalone(group.sentinelUri())).build());
         assertThat(third.getReadWriteLock("rw").writeLock().tryLock()).isFalse();
         other.getReadWriteLock("rw").readLock().unlock();
         rw.readLock().unlock();
@@ -71,19 +72,19 @@ class SentinelTest {
         Map<String, LockLostException> lost = new ConcurrentHashMap<>();
         // The held lock's lease (60 s) and the waiter's refresh (a third of 2 min) are far beyond the 15 s
         // the waiter gets after the release: only the released message can wake it in time.
-        LockClient holder = track(LockClient.builder().redisUri(uri).defaultLease(Duration.ofSeconds(60))
+        LockClient holder = track(LockClient.builder().store(RedisStore.standalone(uri)).defaultLease(Duration.ofSeconds(60))
                 .listener(e -> lost.put(e.lockName(), e)).build());
-        LockClient waiterClient = track(LockClient.builder().redisUri(uri)
+        LockClient waiterClient = track(LockClient.builder().store(RedisStore.standalone(uri))
                 .waiterTimeout(Duration.ofMinutes(2)).build());
         // Renewed every lease/3: a lease this long outlives the failover, so renewals must reach the new master.
-        LockClient renewing = track(LockClient.builder().redisUri(uri)
+        LockClient renewing = track(LockClient.builder().store(RedisStore.standalone(uri))
                 .defaultLease(Duration.ofSeconds(6)).commandTimeout(Duration.ofMillis(500))
                 .listener(e -> lost.put(e.lockName(), e)).build());
         // A 1 s lease ends during the failover: its hold must be reported lost, not kept.
-        LockClient shortLived = track(LockClient.builder().redisUri(uri)
+        LockClient shortLived = track(LockClient.builder().store(RedisStore.standalone(uri))
                 .defaultLease(Duration.ofSeconds(1)).commandTimeout(Duration.ofMillis(200))
                 .listener(e -> lost.put(e.lockName(), e)).build());
-        LockClient prober = track(LockClient.builder().redisUri(uri).commandTimeout(Duration.ofMillis(200))
+        LockClient prober = track(LockClient.builder().store(RedisStore.standalone(uri)).commandTimeout(Duration.ofMillis(200))
                 .defaultLease(Duration.ofSeconds(2)).build());
 
         DistributedLock held = holder.getLock("handoff");
@@ -168,7 +169,7 @@ class SentinelTest {
     void aStalledMasterIsLeftForThePromotedReplicaWithoutWaitingForItToComeBack() throws Exception {
         group = track(RedisSentinelGroup.start("stalled"));
         CompletableFuture<LockLostException> lost = new CompletableFuture<>();
-        LockClient client = track(LockClient.builder().redisUri(group.sentinelUri())
+        LockClient client = track(LockClient.builder().store(RedisStore.standalone(group.sentinelUri()))
                 .commandTimeout(Duration.ofMillis(500)).defaultLease(Duration.ofSeconds(10))
                 .listener(lost::complete).build());
         DistributedLock before = client.getLock("before");
@@ -197,6 +198,26 @@ class SentinelTest {
         assertThat(after.tryLock()).isTrue();
         assertThat(newMaster.command("EXISTS", "dlock:{after}")).isEqualTo(1L);
         after.unlock();
+    }
+
+    @Test
+    void aWaitBoundsTheCallWhileTheMasterIsStopped() throws Exception {
+        group = track(RedisSentinelGroup.start("bounded"));
+        // a command timeout the call would have waited for, longer than the bound checked
+        LockClient client = track(LockClient.builder().store(RedisStore.standalone(group.sentinelUri()))
+                .commandTimeout(Duration.ofSeconds(5)).build());
+        DistributedLock lock = client.getLock("bounded");
+        RedisServer master = group.master();
+        master.pause();
+        try {
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> lock.tryLock(300, TimeUnit.MILLISECONDS)).isInstanceOf(LockBackendException.class)
+                    .hasMessageContaining("acquire outcome unknown for lock 'bounded'");
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the wait, the overrun and 1.5 s for a loaded machine")
+                    .isLessThan(Duration.ofMillis(300).plus(LockClient.WAIT_OVERRUN).plusMillis(1500));
+        } finally {
+            master.resume();
+        }
     }
 
     private static boolean acquiresWithin(LockClient client, Duration bound, AtomicLong attempts) {

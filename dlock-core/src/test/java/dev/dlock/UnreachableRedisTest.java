@@ -18,7 +18,7 @@ class UnreachableRedisTest {
         RedisServer gone = RedisServer.start();
         String uri = gone.uri();
         gone.close();
-        assertThatThrownBy(() -> LockClient.builder().redisUri(uri).commandTimeout(Duration.ofMillis(500)).build())
+        assertThatThrownBy(() -> LockClient.builder().store(RedisStore.standalone(uri)).commandTimeout(Duration.ofMillis(500)).build())
                 .isInstanceOf(LockBackendException.class)
                 .hasMessageContaining("cannot connect")
                 .hasMessageContaining(uri);

@@ -97,7 +97,7 @@ class WakeUpTest {
         SubscribeGate gate = servers.track(new SubscribeGate(servers.server()));
         // the held SUBSCRIBE must not time out on a loaded machine: the longest command timeout
         // the 30 s default lease allows
-        LockClient waiterClient = servers.track(LockClient.builder().redisUri(gate.uri())
+        LockClient waiterClient = servers.track(LockClient.builder().store(RedisStore.standalone(gate.uri()))
                 .commandTimeout(Duration.ofSeconds(9)).build());
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {

@@ -11,14 +11,14 @@ import java.util.List;
  * finished children (JMH forks) and the redis-servers it started. Linux only; elsewhere the load
  * figures are left out.
  */
-final class Machine {
+public final class Machine {
 
     private static final long TICKS_PER_SECOND = 100;
 
     private Machine() {
     }
 
-    static String cpuModel() {
+    public static String cpuModel() {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
                 if (line.startsWith("model name")) {
@@ -31,15 +31,15 @@ final class Machine {
         return System.getProperty("os.arch");
     }
 
-    static int cores() {
+    public static int cores() {
         return Runtime.getRuntime().availableProcessors();
     }
 
-    static String jdk() {
+    public static String jdk() {
         return System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version");
     }
 
-    static String os() {
+    public static String os() {
         return System.getProperty("os.name") + " " + System.getProperty("os.version");
     }
 

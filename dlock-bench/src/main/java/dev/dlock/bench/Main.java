@@ -1,5 +1,15 @@
 package dev.dlock.bench;
 
+import dev.dlock.bench.contenders.CliStartup;
+import dev.dlock.bench.contenders.Contender;
+import dev.dlock.bench.contenders.Contenders;
+import dev.dlock.bench.report.Report;
+import dev.dlock.bench.report.Results;
+import dev.dlock.bench.scenarios.ContendedProcesses;
+import dev.dlock.bench.scenarios.LoadScenarios;
+import dev.dlock.bench.scenarios.ManyHeldScenario;
+import dev.dlock.bench.scenarios.Scenario;
+import dev.dlock.bench.scenarios.SingleThreadBenchmark;
 import dev.dlock.testing.RedisServer;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -40,7 +50,7 @@ import org.openjdk.jmh.util.Statistics;
 public final class Main {
 
     /** How long each part of a run takes. */
-    record Plan(String name, int rounds, int jmhWarmups, Duration jmhWarmup, int jmhIterations, Duration jmhIteration,
+    public record Plan(String name, int rounds, int jmhWarmups, Duration jmhWarmup, int jmhIterations, Duration jmhIteration,
                 Duration loadWarmup, Duration loadMeasure, int heldLocks, Duration hold, long heldLeaseMs) {
 
         /** About 12-13 minutes on 2 cores: 4 rounds of ~170 s, then many-held once (~60 s). */
@@ -54,7 +64,7 @@ public final class Main {
          * The measured time of the scenarios run beside {@code contended} without targets of their
          * own (fair, contended-clients): half of {@link #loadMeasure}, to keep the plan's length.
          */
-        Duration sideMeasure() {
+        public Duration sideMeasure() {
             return loadMeasure.dividedBy(2);
         }
 
@@ -63,7 +73,7 @@ public final class Main {
          * its four fresh JVMs compile the same code each, on the same cores (with the plain
          * warm-up, the measured seconds still included much of their JIT work).
          */
-        Duration processesWarmup() {
+        public Duration processesWarmup() {
             return loadWarmup.multipliedBy(3);
         }
 
@@ -74,16 +84,16 @@ public final class Main {
     }
 
     static final int PARALLEL_THREADS = 64;
-    static final int CONTENDED_THREADS = 16;
+    public static final int CONTENDED_THREADS = 16;
     /** Clients the contended-clients scenario spreads its {@link #CONTENDED_THREADS} threads over. */
-    static final int CONTENDED_CLIENTS = 4;
+    public static final int CONTENDED_CLIENTS = 4;
     /** Permits of the semaphore scenario's semaphore. */
-    static final int SEMAPHORE_PERMITS = 4;
+    public static final int SEMAPHORE_PERMITS = 4;
     /** JVMs and threads in each of the contended-processes scenario: {@link #CONTENDED_THREADS} in all. */
-    static final int CONTENDED_PROCESSES = 4;
-    static final int THREADS_PER_PROCESS = CONTENDED_THREADS / CONTENDED_PROCESSES;
+    public static final int CONTENDED_PROCESSES = 4;
+    public static final int THREADS_PER_PROCESS = CONTENDED_THREADS / CONTENDED_PROCESSES;
     static final int HELD_THREADS = 16;
-    static final int REDLOCK_SERVERS = 5;
+    public static final int REDLOCK_SERVERS = 5;
 
     private Main() {
     }
@@ -193,7 +203,7 @@ public final class Main {
         return "unknown";
     }
 
-    static void log(String format, Object... args) {
+    public static void log(String format, Object... args) {
         System.err.printf(Locale.ROOT, "[bench] " + format + "%n", args);
     }
 

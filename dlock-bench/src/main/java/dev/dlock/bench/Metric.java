@@ -1,7 +1,7 @@
 package dev.dlock.bench;
 
 /** A figure a scenario reports, with its unit and how many decimals it is shown with. */
-enum Metric {
+public enum Metric {
     OPS("ops/s", "pairs/s", 0),
     ACQUISITIONS("acquisitions/s", "/s", 0),
     P50("p50", "µs", 0),
@@ -26,16 +26,16 @@ enum Metric {
     WALL_P50("wall time p50", "ms", 0),
     WALL_MIN("wall time min", "ms", 0),
     WALL_MAX("wall time max", "ms", 0),
-    /** {@link CliStartup#AT_ONCE} runs started together: until the last of them exits, median of the rounds' tries. */
+    /** {@link dev.dlock.bench.contenders.CliStartup#AT_ONCE} runs started together: until the last of them exits, median of the rounds' tries. */
     WALL_AT_ONCE("20 at once: last exit", "ms", 0),
     /** The same: the median run's wall time within the batch. */
     WALL_AT_ONCE_P50("20 at once: p50", "ms", 0),
     /** The same: runs of the batch that did not exit 0 (a connect timed out on the loaded machine), the median batch's. */
     WALL_AT_ONCE_FAILED("20 at once: failed runs", "", 0);
 
-    final String title;
-    final String unit;
-    final int decimals;
+    public final String title;
+    public final String unit;
+    public final int decimals;
 
     Metric(String title, String unit, int decimals) {
         this.title = title;

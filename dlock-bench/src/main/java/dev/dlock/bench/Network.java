@@ -15,16 +15,16 @@ import java.util.Map;
  * with {@code --rtt}, through a {@link DelayRelay} per server that adds half the round trip in each
  * direction. The run's own bookkeeping (FLUSHALL, INFO, the many-held sampler) goes straight.
  */
-final class Network implements AutoCloseable {
+public final class Network implements AutoCloseable {
 
     /** PINGs timed to report the round trip the contenders see. */
     static final int PINGS = 2_000;
 
     /** What the report says about the network: the round trip asked for and the one measured. */
-    record Facts(Duration rtt, double pingP50Micros, double pingP99Micros) {
-        static final Facts LOOPBACK = new Facts(Duration.ZERO, Double.NaN, Double.NaN);
+    public record Facts(Duration rtt, double pingP50Micros, double pingP99Micros) {
+        public static final Facts LOOPBACK = new Facts(Duration.ZERO, Double.NaN, Double.NaN);
 
-        boolean relayed() {
+        public boolean relayed() {
             return !rtt.isZero();
         }
     }
@@ -46,7 +46,7 @@ final class Network implements AutoCloseable {
     }
 
     /** PING p50 and p99 as a contender of this run sees them on {@code server} (after 500 unmeasured ones). */
-    Facts measure(RedisServer server) {
+    public Facts measure(RedisServer server) {
         RedisClient client = RedisClient.create(uriOf(server));
         try (StatefulRedisConnection<String, String> connection = client.connect()) {
             RedisCommands<String, String> commands = connection.sync();

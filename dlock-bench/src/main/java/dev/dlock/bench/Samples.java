@@ -3,28 +3,28 @@ package dev.dlock.bench;
 import java.util.Arrays;
 
 /** A growable array of nanosecond samples, recorded by one thread; merged and sorted for percentiles. */
-final class Samples {
+public final class Samples {
 
     private long[] values = new long[1 << 14];
     private int size;
 
-    void add(long nanos) {
+    public void add(long nanos) {
         if (size == values.length) {
             values = Arrays.copyOf(values, size * 2);
         }
         values[size++] = nanos;
     }
 
-    int size() {
+    public int size() {
         return size;
     }
 
-    long get(int index) {
+    public long get(int index) {
         return values[index];
     }
 
     /** All samples of all parts, sorted. */
-    static long[] sorted(Iterable<Samples> parts) {
+    public static long[] sorted(Iterable<Samples> parts) {
         int total = 0;
         for (Samples part : parts) {
             total += part.size;
@@ -40,7 +40,7 @@ final class Samples {
     }
 
     /** Nearest-rank percentile of sorted samples, in microseconds; NaN when there are none. */
-    static double percentileMicros(long[] sorted, double percentile) {
+    public static double percentileMicros(long[] sorted, double percentile) {
         if (sorted.length == 0) {
             return Double.NaN;
         }

@@ -12,12 +12,12 @@ import java.util.List;
  * work alike, to the microsecond). The difference over a run, divided by the acquire+release pairs
  * done in it, is what each pair costs the servers.
  */
-final class ServerCpu implements AutoCloseable {
+public final class ServerCpu implements AutoCloseable {
 
     private final List<RedisClient> clients = new ArrayList<>();
     private final List<StatefulRedisConnection<String, String>> connections = new ArrayList<>();
 
-    ServerCpu(List<String> uris) {
+    public ServerCpu(List<String> uris) {
         for (String uri : uris) {
             RedisClient client = RedisClient.create(uri);
             clients.add(client);
@@ -26,7 +26,7 @@ final class ServerCpu implements AutoCloseable {
     }
 
     /** The CPU time used so far, summed over every server, in microseconds. */
-    double micros() {
+    public double micros() {
         double seconds = 0;
         for (StatefulRedisConnection<String, String> connection : connections) {
             seconds += usedSeconds(connection.sync().info("cpu"));

@@ -6,11 +6,11 @@ import java.io.UncheckedIOException;
 import java.util.Properties;
 
 /** Library versions, filled in by Maven from the build's properties. */
-final class Versions {
+public final class Versions {
 
-    static final String LETTUCE;
-    static final String REDISSON;
-    static final String JMH;
+    public static final String LETTUCE;
+    public static final String REDISSON;
+    public static final String JMH;
 
     static {
         Properties properties = new Properties();

@@ -3,6 +3,14 @@ package dev.dlock.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.dlock.bench.contenders.BenchLock;
+import dev.dlock.bench.contenders.Contenders;
+import dev.dlock.bench.report.Report;
+import dev.dlock.bench.report.Results;
+import dev.dlock.bench.scenarios.ContendedArena;
+import dev.dlock.bench.scenarios.ContendedTally;
+import dev.dlock.bench.scenarios.LoadScenarios;
+import dev.dlock.bench.scenarios.Scenario;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.dlock.bench.contenders.BenchLock;
+import dev.dlock.bench.contenders.Contender;
+import dev.dlock.bench.contenders.RawContenders;
 import dev.dlock.testing.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -3,6 +3,8 @@ package dev.dlock.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.dlock.bench.contenders.RawHandoffFloor;
+import dev.dlock.bench.scenarios.LoadScenarios;
 import dev.dlock.testing.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package dev.dlock.cli;
 
+import dev.dlock.cli.common.Errors;
 import java.io.PrintWriter;
 import java.util.Collection;
 import picocli.CommandLine;

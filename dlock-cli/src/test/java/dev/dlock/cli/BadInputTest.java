@@ -2,6 +2,7 @@ package dev.dlock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.dlock.cli.common.ExitCodes;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -14,6 +15,12 @@ class BadInputTest {
     @Test
     void unknownFlag() {
         assertOneLineUsageError(Cli.run("exec", "--bogus", "job", "--", "true"), "Unknown option: '--bogus'");
+    }
+
+    @Test
+    void mistypedCommandSuggestsTheNearestOne() {
+        assertOneLineUsageError(Cli.run("stauts", "job"), "dlock: unknown command 'stauts': did you mean status? "
+                + "(see 'dlock --help')");
     }
 
     @Test
@@ -64,6 +71,13 @@ class BadInputTest {
         String url = "redis://127.0.0.1:" + closedPort();
         assertOneLineError(Cli.run("--redis", url, "status", "job"), ExitCodes.REDIS_UNAVAILABLE,
                 "cannot connect to Redis at " + url);
+    }
+
+    @Test
+    void commandTimeoutFromTheEnvironmentThatIsNotADuration() throws IOException {
+        Cli.Result result = Cli.start(Map.of(DlockCommand.COMMAND_TIMEOUT_ENV, "soon"), "--redis",
+                "redis://127.0.0.1:" + closedPort(), "status", "job").await(java.time.Duration.ofSeconds(60));
+        assertOneLineUsageError(result, "DLOCK_COMMAND_TIMEOUT: 'soon' is not a duration");
     }
 
     @Test

@@ -2,6 +2,8 @@ package dev.dlock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.dlock.cli.store.PostgresOptions;
+import dev.dlock.cli.store.RedisOptions;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -21,6 +23,19 @@ import java.util.concurrent.TimeUnit;
  */
 final class Cli {
 
+    /**
+     * What every dlock process of the tests finds in its environment (a test's own values win): a
+     * command timeout for a loaded machine. With the CLI's 3 s a connect timed out when twenty JVMs
+     * started at once at a load of about 20 on 2 cores. {@code exec} takes at most a quarter of its lease.
+     */
+    static final Map<String, String> LOADED_MACHINE = Map.of(DlockCommand.COMMAND_TIMEOUT_ENV, "10s");
+
+    /**
+     * How long a dlock process may take to start, run a short command and end: only a bound against a
+     * hang, as a JVM's start alone took over a minute at a load of 35 on 2 cores.
+     */
+    static final Duration BOUND = Duration.ofMinutes(3);
+
     private Cli() {
     }
 
@@ -30,7 +45,7 @@ final class Cli {
     }
 
     static Result run(String... args) {
-        return run(Duration.ofSeconds(60), args);
+        return run(BOUND, args);
     }
 
     static Running start(String... args) {
@@ -69,8 +84,9 @@ final class Cli {
                     .redirectInput(stdin)
                     .redirectOutput(out.toFile())
                     .redirectError(err.toFile());
-            builder.environment().remove(DlockCommand.REDIS_URL_ENV);
-            builder.environment().remove(DlockCommand.POSTGRES_URL_ENV);
+            builder.environment().remove(RedisOptions.URL_ENV);
+            builder.environment().remove(PostgresOptions.URL_ENV);
+            builder.environment().putAll(LOADED_MACHINE);
             builder.environment().putAll(env);
             return new Running(builder.start(), out, err, String.join(" ", args));
         } catch (IOException e) {
@@ -79,19 +95,28 @@ final class Cli {
     }
 
     /**
-     * A wrapper for {@link #start(List, List, Map, String...)}, for tests that send dlock SIGINT.
-     * When this JVM runs with SIGINT ignored (as a shell script's background jobs do, e.g.
-     * {@code ./mvnw verify &}), dlock would inherit that and never see the signal; the wrapper,
-     * {@code env --default-signal=INT}, gives it SIGINT's default back. Empty when SIGINT is not
-     * ignored, or not on Linux.
+     * A wrapper for {@link #start(List, List, Map, String...)}, for tests that send dlock (or a
+     * terminal it runs at) SIGHUP, SIGINT or SIGQUIT. When this JVM runs with one of them ignored
+     * (a shell script's background jobs ignore SIGINT and SIGQUIT, e.g. {@code ./mvnw verify &};
+     * {@code nohup ./mvnw verify} ignores SIGHUP), dlock would inherit that: a JVM started with a
+     * signal ignored keeps it ignored (Signal.handle installs nothing), and so does a shell's trap
+     * in the command, as nohup promises. The wrapper, {@code env --default-signal=...}, gives the
+     * ignored ones their default back. Empty when none is ignored, or not on Linux.
      */
-    static List<String> withDefaultSigint() {
+    static List<String> withDefaultSignals() {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
                 if (line.startsWith("SigIgn:")) {
                     long ignored = Long.parseUnsignedLong(line.substring("SigIgn:".length()).strip(), 16);
-                    boolean sigintIgnored = (ignored & (1L << (2 - 1))) != 0; // SIGINT is 2: bit 1
-                    return sigintIgnored ? List.of("env", "--default-signal=INT") : List.of();
+                    List<String> names = new ArrayList<>();
+                    // signal n is bit n - 1: HUP 1, INT 2, QUIT 3
+                    String[] byNumber = {null, "HUP", "INT", "QUIT"};
+                    for (int number = 1; number <= 3; number++) {
+                        if ((ignored & (1L << (number - 1))) != 0) {
+                            names.add(byNumber[number]);
+                        }
+                    }
+                    return names.isEmpty() ? List.of() : List.of("env", "--default-signal=" + String.join(",", names));
                 }
             }
         } catch (IOException | NumberFormatException e) {

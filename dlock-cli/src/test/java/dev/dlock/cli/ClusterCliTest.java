@@ -3,6 +3,8 @@ package dev.dlock.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dlock.LockClient;
+import dev.dlock.RedisStore;
+import dev.dlock.cli.common.ExitCodes;
 import dev.dlock.testing.RedisClusterGroup;
 import dev.dlock.testing.RedisServer;
 import java.time.Duration;
@@ -60,9 +62,10 @@ class ClusterCliTest extends TopologyCliContract {
     @Order(Integer.MAX_VALUE)
     void listAfterAMasterFailoverShowsEveryShardAndNamesAMasterThatDoesNotAnswer() throws Exception {
         RedisServer seed = cluster.nodes().get(0);
-        try (LockClient holder = LockClient.builder().clusterNodes(cluster.uris().toArray(String[]::new)).build()) {
+        try (LockClient holder = LockClient.builder().store(RedisStore.cluster(cluster.uris().toArray(String[]::new))).build()) {
             for (String name : names) {
-                assertThat(holder.getLock(name).tryLock(Duration.ZERO, Duration.ofSeconds(120))).isTrue();
+                // a lease past the test's dlock runs: each JVM took over a minute to start at a load of 40
+                assertThat(holder.getLock(name).tryLock(Duration.ZERO, Duration.ofMinutes(10))).isTrue();
             }
             RedisServer victim = cluster.masters().stream().filter(master -> master != seed).findFirst().orElseThrow();
             cluster.masters().forEach(master -> master.command("WAIT", "1", "5000"));
@@ -75,8 +78,9 @@ class ClusterCliTest extends TopologyCliContract {
 
             RedisServer paused = cluster.masters().stream().filter(master -> master != seed).findFirst().orElseThrow();
             List<String> onPaused = names.stream().filter(name -> cluster.masterOf("dlock:{" + name + "}") == paused).toList();
-            // long enough for a JVM to start on a loaded machine and for the list's 3 s command timeout
-            paused.command("CLIENT", "PAUSE", "30000", "ALL");
+            // long enough for a JVM to start on a loaded machine (over a minute at a load of 40) and for the
+            // list's command timeout (Cli: 10 s); the cluster stops after this test
+            paused.command("CLIENT", "PAUSE", "300000", "ALL");
             Cli.Result partial = dlock("list");
             assertThat(partial.exitCode()).as(partial.toString()).isEqualTo(ExitCodes.REDIS_UNAVAILABLE);
             assertThat(partial.stderr()).as(partial.toString()).startsWith("dlock: list incomplete: 1 of 3 masters failed "

@@ -18,9 +18,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.regex.Matcher;
@@ -67,7 +67,7 @@ class DemoMetricsTest {
             assertThat(scrape.body()).contains("# TYPE dlock_acquire_wait_seconds histogram",
                     "dlock_acquire_wait_seconds_bucket{kind=\"reentrant\",outcome=\"acquired\",le=\"+Inf\"}");
             assertThat(scrape.value("dlock_locks_held")).as("one buyer at a time").isBetween(0.0, 1.0);
-            assertThat(scrape.value("dlock_redis_calls_seconds_count", "script", "acquire", "outcome", "ok"))
+            assertThat(scrape.value("dlock_store_calls_seconds_count", "call", "acquire", "outcome", "ok"))
                     .isGreaterThanOrEqualTo(2);
             assertThat(scrape.value("dlock_renewals_total")).isGreaterThanOrEqualTo(0);
         }
@@ -93,10 +93,13 @@ class DemoMetricsTest {
                     .isEqualTo(buyers);
             assertThat(scrape.value("dlock_locks_held")).isZero();
             assertThat(scrape.value("dlock_waiters")).isZero();
-            assertThat(scrape.find("dlock_acquire_wait_seconds_count", "outcome", "timed_out")).isEmpty();
-            assertThat(scrape.find("dlock_acquire_wait_seconds_count", "outcome", "error")).isEmpty();
-            assertThat(scrape.find("dlock_losses_total")).isEmpty();
-            assertThat(scrape.value("dlock_redis_calls_seconds_count", "script", "acquire", "outcome", "error")).isZero();
+            // the meters alerts read are there at zero
+            assertThat(scrape.value("dlock_acquire_wait_seconds_count", "kind", "reentrant", "outcome", "timed_out")).isZero();
+            assertThat(scrape.value("dlock_acquire_wait_seconds_count", "kind", "reentrant", "outcome", "error")).isZero();
+            for (String cause : new String[] {"expired", "gone", "force_released", "backend_unreachable"}) {
+                assertThat(scrape.value("dlock_losses_total", "kind", "reentrant", "cause", cause)).isZero();
+            }
+            assertThat(scrape.value("dlock_store_calls_seconds_count", "call", "acquire", "outcome", "error")).isZero();
 
             Matcher row = ACQUIRED_ROW.matcher(demo.stdout());
             assertThat(row.find()).as("the lock-wait row of the summary:\n" + demo.stdout()).isTrue();
@@ -137,7 +140,7 @@ class DemoMetricsTest {
         assertThat(demoResult.exitCode()).as(demoResult.toString()).isZero();
 
         String statusClasses = Files.readString(status);
-        assertThat(statusClasses).contains(" dev.dlock.cli.StatusCommand ")
+        assertThat(statusClasses).contains(" dev.dlock.cli.inspect.StatusCommand ")
                 .doesNotContain(" io.micrometer.", " io.prometheus.", " dev.dlock.micrometer.", " com.sun.net.httpserver.");
         String demoClasses = Files.readString(demo);
         assertThat(demoClasses).contains(" io.micrometer.prometheusmetrics.PrometheusMeterRegistry ")

@@ -134,7 +134,7 @@ class DemoTest {
         assumeNetworkNamespaces();
         // every purchase pauses 1 s under the lock: a sale of 1,000 units that is still going when
         // interrupted, and all but idle meanwhile
-        List<String> wrapper = new ArrayList<>(Cli.withDefaultSigint());
+        List<String> wrapper = new ArrayList<>(Cli.withDefaultSignals());
         wrapper.addAll(WITHOUT_LOCAL_REDIS);
         try (Cli.Running demo = Cli.start(wrapper, List.of("-Djava.io.tmpdir=" + tmp), Map.of(),
                 "demo", "--mode", "lock", "--stock", "1000", "--buyers", "1000", "--clients", "1", "--threads", "1",

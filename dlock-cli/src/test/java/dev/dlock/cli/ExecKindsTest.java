@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.dlock.LockClient;
+import dev.dlock.RedisStore;
+import dev.dlock.cli.common.ExitCodes;
 import dev.dlock.testing.RedisServers;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -82,7 +84,7 @@ class ExecKindsTest {
         await().atMost(Duration.ofSeconds(60)).until(() -> lines(mixed).size() == 2);
         start("exec", "--exclusive", "catalog", "--", "sh", "-c", RECORD, mixed.toString(), "writer", "0");
         // the writer waits for the readers in progress (no "start writer" yet), then goes alone
-        try (LockClient inspector = LockClient.create(redis.server().uri())) {
+        try (LockClient inspector = LockClient.create(RedisStore.standalone(redis.server().uri()))) {
             await().atMost(Duration.ofSeconds(60))
                     .until(() -> inspector.getReadWriteLock("catalog").writeLock().info().waitingClients() == 1);
         }

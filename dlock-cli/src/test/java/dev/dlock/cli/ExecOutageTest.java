@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.dlock.DistributedLock;
 import dev.dlock.LockClient;
+import dev.dlock.RedisStore;
+import dev.dlock.cli.common.ExitCodes;
 import dev.dlock.testing.RedisServers;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -52,7 +55,7 @@ class ExecOutageTest {
 
     /** Holds the lock on a thread of this JVM until the returned future is completed. */
     private CompletableFuture<Void> holdElsewhere(String name) {
-        LockClient client = LockClient.create(redis.server().uri());
+        LockClient client = LockClient.create(RedisStore.standalone(redis.server().uri()));
         open.add(client);
         DistributedLock lock = client.getLock(name);
         assertThat(lock.tryLock()).isTrue();
@@ -90,6 +93,24 @@ class ExecOutageTest {
         assertThat(tookMs).as("gave up after the wait, not before").isGreaterThanOrEqualTo(2000);
     }
 
+    /** $DLOCK_COMMAND_TIMEOUT bounds each answer of exec and of the commands that read (a connection's set-up: 3 s at least). */
+    @Test
+    void theCommandTimeoutComesFromTheEnvironment() {
+        redis.server().pause();
+        Map<String, String> env = Map.of(DlockCommand.COMMAND_TIMEOUT_ENV, "700ms");
+        List<Cli.Result> results = List.of(
+                Cli.start(env, "--redis", redis.server().uri(), "exec", "--wait", "0", "job", "--", "true"),
+                Cli.start(env, "--redis", redis.server().uri(), "status", "job")).stream()
+                .map(run -> run.await(Duration.ofSeconds(60))).toList();
+        for (Cli.Result result : results) {
+            assertThat(result.exitCode()).as(result.toString()).isEqualTo(ExitCodes.REDIS_UNAVAILABLE);
+            // a connect cut short by the timeout before its handshake began says so instead (seen at a load of 45);
+            // a connection's set-up gets 3 s at least (LettuceNode.CONNECT_FLOOR), a command the timeout given
+            assertThat(result.stderr()).as(result.toString()).containsAnyOf("timed out after 700 millisecond(s)",
+                    "Connection initialization timed out after 3 second(s)", "ClosedChannelException");
+        }
+    }
+
     @Test
     void execStartedWhileRedisIsDownRunsTheCommandOnceRedisIsBack() throws Exception {
         Path ran = dir.resolve("ran");
@@ -102,7 +123,7 @@ class ExecOutageTest {
         } finally {
             redis.server().restart();
         }
-        Cli.Result result = exec.await(Duration.ofSeconds(30));
+        Cli.Result result = exec.await(Cli.BOUND);
         assertThat(result.exitCode()).as(result.toString()).isZero();
         assertThat(ran).exists();
         assertThat(redis.server().keys("*{*")).isEmpty();
@@ -115,9 +136,9 @@ class ExecOutageTest {
         // (its parent is gone) but stays in the command's process group
         String script = "( sleep 1000 & echo $! > \"$0.grandchild\" ) & wait; touch \"$0.started\"; "
                 + "while true; do sleep 0.05; done";
-        Cli.Running exec = start("exec", "--lease", "2s", "--grace", "2s", "forker", "--", "sh", "-c", script,
+        Cli.Running exec = start("exec", "--lease", "10s", "--grace", "2s", "forker", "--", "sh", "-c", script,
                 child.toString());
-        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(Path.of(child + ".started")));
+        await().atMost(Cli.BOUND).until(() -> Files.exists(Path.of(child + ".started")));
         long grandchild = Long.parseLong(Files.readString(Path.of(child + ".grandchild")).strip());
         ProcessHandle sleeper = ProcessHandle.of(grandchild).orElseThrow();
         assertThat(exec.process().descendants().map(ProcessHandle::pid)).as("left the process tree")
@@ -127,7 +148,7 @@ class ExecOutageTest {
         Cli.Result release = Cli.run("--redis", redis.server().uri(), "release", "--force", "forker");
         assertThat(release.exitCode()).as(release.toString()).isZero();
 
-        Cli.Result result = exec.await(Duration.ofSeconds(30));
+        Cli.Result result = exec.await(Cli.BOUND);
         assertThat(result.exitCode()).as(result.toString()).isEqualTo(ExitCodes.LOCK_LOST);
         await().atMost(Duration.ofSeconds(10)).until(() -> !sleeper.isAlive());
     }
@@ -138,18 +159,18 @@ class ExecOutageTest {
         String trapTerm = "trap 'date +%s%N > \"$0.term\"; exit 42' TERM; touch \"$0.started\"; "
                 + "while true; do sleep 0.05; done";
         Cli.Running exec = start("exec", "--lease", "30s", "long-lease", "--", "sh", "-c", trapTerm, child.toString());
-        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(Path.of(child + ".started")));
+        await().atMost(Cli.BOUND).until(() -> Files.exists(Path.of(child + ".started")));
         // the holder channel is subscribed at connect; wait for it before forcing
         await().atMost(Duration.ofSeconds(10)).until(() ->
                 !((List<?>) redis.server().command("PUBSUB", "CHANNELS", "dlock:client:*")).isEmpty());
 
         // the forced release of a separate client, as 'dlock release --force' sends it (without its JVM start)
         long forcedAt;
-        try (LockClient operator = LockClient.create(redis.server().uri())) {
+        try (LockClient operator = LockClient.create(RedisStore.standalone(redis.server().uri()))) {
             forcedAt = System.currentTimeMillis() * 1_000_000;
             assertThat(operator.getLock("long-lease").forceUnlock()).isTrue();
         }
-        Cli.Result result = exec.await(Duration.ofSeconds(30));
+        Cli.Result result = exec.await(Cli.BOUND);
         long latencyMs = (Long.parseLong(read(child, ".term")) - forcedAt) / 1_000_000;
         System.out.printf("ExecOutageTest: the command got SIGTERM %d ms after the forced release "
                 + "(lease 30 s: the next renewal within 10000 ms)%n", latencyMs);
@@ -163,12 +184,15 @@ class ExecOutageTest {
         Path child = dir.resolve("hup");
         String trapHup = "trap 'echo HUP > \"$0.signal\"; exit 44' HUP; touch \"$0.started\"; "
                 + "while true; do sleep 0.05; done";
-        Cli.Running exec = start("exec", "hangup", "--", "sh", "-c", trapHup, child.toString());
-        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(Path.of(child + ".started")));
+        // with SIGHUP's default disposition even when the build runs under nohup (see Cli.withDefaultSignals)
+        Cli.Running exec = Cli.start(Cli.withDefaultSignals(), List.of(), Map.of(), "--redis", redis.server().uri(),
+                "exec", "hangup", "--", "sh", "-c", trapHup, child.toString());
+        open.add(exec);
+        await().atMost(Cli.BOUND).until(() -> Files.exists(Path.of(child + ".started")));
 
         Cli.signal(exec.process(), "HUP");
 
-        Cli.Result result = exec.await(Duration.ofSeconds(30));
+        Cli.Result result = exec.await(Cli.BOUND);
         assertThat(result.exitCode()).as(result.toString()).isEqualTo(44);
         assertThat(read(child, ".signal")).isEqualTo("HUP");
         assertThat(redis.server().keys("*{*")).as("released").isEmpty();

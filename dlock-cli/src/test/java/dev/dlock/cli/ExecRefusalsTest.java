@@ -2,6 +2,7 @@ package dev.dlock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.dlock.cli.common.ExitCodes;
 import dev.dlock.testing.RedisServers;
 import java.time.Duration;
 import java.util.ArrayList;

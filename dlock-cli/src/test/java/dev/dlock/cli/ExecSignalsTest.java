@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.dlock.cli.store.RedisOptions;
 import dev.dlock.testing.RedisServers;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -27,10 +28,16 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ExecSignalsTest {
 
-    /** $0 the log; writes "pid PPID", then one line per signal; ends (0) at the first. */
-    private static final String CHILD = "echo \"$$ $PPID\" > \"$0.pid\"; "
-            + "for s in HUP INT TERM; do trap \"echo $s >> '$0'; exit 0\" $s; done; "
-            + "while :; do sleep 0.1; done";
+    /**
+     * $0 the log; writes "pid PPID", then one line per signal; ends (0) at the first. The traps are set
+     * before the pid is written: a signal sent once the pid is there must not find the default action
+     * (on a loaded machine it did, and the command died without a word in the log).
+     */
+    private static final String CHILD = "for s in HUP INT TERM; do trap \"echo $s >> '$0'; exit 0\" $s; done; "
+            + "echo \"$$ $PPID\" > \"$0.pid\"; while :; do sleep 0.1; done";
+
+    /** How long a signal may take to reach the command through dlock: generous, for a loaded machine. */
+    private static final Duration BOUND = Duration.ofSeconds(60);
 
     @RegisterExtension
     static final RedisServers redis = RedisServers.standalone();
@@ -59,10 +66,10 @@ class ExecSignalsTest {
 
         terminal.destroyForcibly(); // script(1) dies: the terminal hangs up
 
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(read(log)).isEqualTo("HUP\n"));
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+        await().atMost(BOUND).untilAsserted(() -> assertThat(read(log)).isEqualTo("HUP\n"));
+        await().atMost(BOUND).untilAsserted(() ->
                 assertThat(redis.server().keys("dlock:{hup-job}")).isEmpty());
-        await().atMost(Duration.ofSeconds(20)).until(() -> ProcessHandle.of(pids[1]).isEmpty());
+        await().atMost(BOUND).until(() -> ProcessHandle.of(pids[1]).isEmpty());
     }
 
     /**
@@ -83,15 +90,15 @@ class ExecSignalsTest {
         long[] foregroundPids = awaitStarted(foreground);
 
         signal(backgroundPids[1], "INT");
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(read(background)).isEqualTo("INT\n"));
-        await().atMost(Duration.ofSeconds(20)).until(() -> !backgroundTerminal.isAlive());
+        await().atMost(BOUND).untilAsserted(() -> assertThat(read(background)).isEqualTo("INT\n"));
+        await().atMost(BOUND).until(() -> !backgroundTerminal.isAlive());
 
         signal(foregroundPids[1], "INT");
-        await().atMost(Duration.ofSeconds(20)).until(() -> output(foregroundTerminal)
+        await().atMost(BOUND).until(() -> output(foregroundTerminal)
                 .contains("signal 2 reached 'sh' from the terminal: not sent again"));
         signal(foregroundPids[1], "TERM");
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(read(foreground)).isEqualTo("TERM\n"));
-        await().atMost(Duration.ofSeconds(20)).until(() -> !foregroundTerminal.isAlive());
+        await().atMost(BOUND).untilAsserted(() -> assertThat(read(foreground)).isEqualTo("TERM\n"));
+        await().atMost(BOUND).until(() -> !foregroundTerminal.isAlive());
         assertThat(redis.server().keys("dlock:{*")).isEmpty();
     }
 
@@ -160,10 +167,15 @@ class ExecSignalsTest {
         assumeTrue(Files.isExecutable(Path.of("/usr/bin/script")), "skipped: script(1) is needed for a real terminal");
         try {
             Path output = Files.createTempFile(dir, "terminal-", ".out");
-            ProcessBuilder builder = new ProcessBuilder("/usr/bin/script", "-qefc", shellCommand, "/dev/null")
+            // the terminal's processes get HUP, INT and QUIT's default dispositions even when the build
+            // runs with them ignored (nohup, a background job): see Cli.withDefaultSignals
+            List<String> command = new ArrayList<>(Cli.withDefaultSignals());
+            command.addAll(List.of("/usr/bin/script", "-qefc", shellCommand, "/dev/null"));
+            ProcessBuilder builder = new ProcessBuilder(command)
                     .redirectErrorStream(true).redirectOutput(output.toFile());
             builder.environment().put("SHELL", "/bin/sh");
-            builder.environment().remove(DlockCommand.REDIS_URL_ENV);
+            builder.environment().remove(RedisOptions.URL_ENV);
+            builder.environment().putAll(Cli.LOADED_MACHINE);
             Process process = builder.start();
             process.getOutputStream().close();
             processes.add(process);
@@ -193,7 +205,7 @@ class ExecSignalsTest {
     /** Waits for child.sh's "pid PPID" line: its pid, and its parent's (dlock's JVM). */
     private static long[] awaitStarted(Path log) {
         Path pidFile = Path.of(log + ".pid");
-        await().atMost(Duration.ofSeconds(60)).until(() -> read(pidFile).endsWith("\n"));
+        await().atMost(Duration.ofMinutes(3)).until(() -> read(pidFile).endsWith("\n"));
         String[] pids = read(pidFile).strip().split(" ");
         return new long[] {Long.parseLong(pids[0]), Long.parseLong(pids[1])};
     }

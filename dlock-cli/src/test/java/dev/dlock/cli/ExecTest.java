@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.dlock.LockClient;
 import dev.dlock.LockInfo;
+import dev.dlock.RedisStore;
+import dev.dlock.cli.common.ExitCodes;
 import dev.dlock.testing.RedisServers;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -52,7 +54,7 @@ class ExecTest {
 
     @BeforeAll
     static void connect() {
-        inspector = LockClient.create(redis.server().uri());
+        inspector = LockClient.create(RedisStore.standalone(redis.server().uri()));
     }
 
     @AfterAll
@@ -72,7 +74,7 @@ class ExecTest {
         Cli.Running first = start("exec", "--wait", "60s", "report", "--", "sh", "-c", HOLD_UNTIL_GO, a.toString());
         Cli.Running second = start("exec", "--wait", "60s", "report", "--", "sh", "-c", HOLD_UNTIL_GO, b.toString());
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> exists(a, ".start") || exists(b, ".start"));
+        await().atMost(Cli.BOUND).until(() -> exists(a, ".start") || exists(b, ".start"));
         Path holder = exists(a, ".start") ? a : b;
         Path other = holder == a ? b : a;
 
@@ -83,11 +85,11 @@ class ExecTest {
         assertThat(exists(other, ".start")).as("the second ran while the first held the lock").isFalse();
 
         Files.createFile(Path.of(holder + ".go"));
-        await().atMost(Duration.ofSeconds(30)).until(() -> exists(other, ".start"));
+        await().atMost(Cli.BOUND).until(() -> exists(other, ".start"));
         Files.createFile(Path.of(other + ".go"));
 
-        assertThat(first.await(Duration.ofSeconds(30)).exitCode()).isZero();
-        assertThat(second.await(Duration.ofSeconds(30)).exitCode()).isZero();
+        assertThat(first.await(Cli.BOUND).exitCode()).isZero();
+        assertThat(second.await(Cli.BOUND).exitCode()).isZero();
         assertThat(time(holder, ".end")).as("the first ended before the second started")
                 .isLessThanOrEqualTo(time(other, ".start"));
         assertThat(time(holder, ".start")).isLessThan(time(holder, ".end"));
@@ -109,13 +111,13 @@ class ExecTest {
     void forcedReleaseSendsTheCommandSigtermAndExitsWithLockLost() {
         Path child = dir.resolve("child");
         Cli.Running exec = start("exec", "--lease", "2s", "batch", "--", "sh", "-c", TRAP_TERM, child.toString());
-        await().atMost(Duration.ofSeconds(30)).until(() -> exists(child, ".started"));
+        await().atMost(Cli.BOUND).until(() -> exists(child, ".started"));
 
         Cli.Result release = Cli.run("--redis", redis.server().uri(), "release", "--force", "batch");
         assertThat(release.exitCode()).as(release.toString()).isZero();
         assertThat(release.stdout()).contains("released lock 'batch' (held by dlock-exec:sh on ");
 
-        Cli.Result result = exec.await(Duration.ofSeconds(30));
+        Cli.Result result = exec.await(Cli.BOUND);
         assertThat(result.exitCode()).as(result.toString()).isEqualTo(ExitCodes.LOCK_LOST);
         assertThat(exists(child, ".term")).as("the command got SIGTERM").isTrue();
         assertThat(result.stderr()).contains("lock 'batch' was lost", "sending SIGTERM to 'sh'")
@@ -124,12 +126,12 @@ class ExecTest {
 
     @Test
     void forcedReleaseWhileSleepRunsStopsItLongBeforeItWouldEnd() {
-        Cli.Running exec = start("exec", "--lease", "2s", "nap", "--", "sleep", "60");
-        await().atMost(Duration.ofSeconds(30)).until(() -> locked("nap"));
+        Cli.Running exec = start("exec", "--lease", "10s", "nap", "--", "sleep", "3600");
+        await().atMost(Cli.BOUND).until(() -> locked("nap"));
 
         assertThat(Cli.run("--redis", redis.server().uri(), "release", "--force", "nap").exitCode()).isZero();
 
-        Cli.Result result = exec.await(Duration.ofSeconds(30));
+        Cli.Result result = exec.await(Cli.BOUND);
         assertThat(result.exitCode()).as(result.toString()).isEqualTo(ExitCodes.LOCK_LOST);
         assertThat(result.stderr()).contains("sending SIGTERM to 'sleep'").doesNotContain("did not stop");
     }
@@ -140,11 +142,11 @@ class ExecTest {
         String ignoreTerm = "trap '' TERM; touch \"$0.started\"; while true; do sleep 0.05; done";
         Cli.Running exec = start("exec", "--lease", "2s", "--grace", "500ms", "stubborn", "--",
                 "sh", "-c", ignoreTerm, child.toString());
-        await().atMost(Duration.ofSeconds(30)).until(() -> exists(child, ".started"));
+        await().atMost(Cli.BOUND).until(() -> exists(child, ".started"));
 
         assertThat(Cli.run("--redis", redis.server().uri(), "release", "--force", "stubborn").exitCode()).isZero();
 
-        Cli.Result result = exec.await(Duration.ofSeconds(30));
+        Cli.Result result = exec.await(Cli.BOUND);
         assertThat(result.exitCode()).as(result.toString()).isEqualTo(ExitCodes.LOCK_LOST);
         assertThat(result.stderr()).contains("did not stop within 500 ms: sent SIGKILL");
     }
@@ -153,11 +155,11 @@ class ExecTest {
     void sigtermToDlockReachesTheCommandAndTheLockIsReleasedWhenItEnds() {
         Path child = dir.resolve("service");
         Cli.Running exec = start("exec", "service", "--", "sh", "-c", TRAP_TERM, child.toString());
-        await().atMost(Duration.ofSeconds(30)).until(() -> exists(child, ".started"));
+        await().atMost(Cli.BOUND).until(() -> exists(child, ".started"));
 
         exec.process().destroy(); // SIGTERM to dlock only
 
-        Cli.Result result = exec.await(Duration.ofSeconds(30));
+        Cli.Result result = exec.await(Cli.BOUND);
         assertThat(result.exitCode()).as(result.toString()).isEqualTo(42);
         assertThat(exists(child, ".term")).isTrue();
         assertThat(locked("service")).as("released once the command ended").isFalse();
@@ -175,7 +177,7 @@ class ExecTest {
         Path child = dir.resolve("long");
         Cli.Running exec = start("exec", "--lease", "1s", "long-job", "--", "sh", "-c", HOLD_UNTIL_GO,
                 child.toString());
-        await().atMost(Duration.ofSeconds(30)).until(() -> exists(child, ".start"));
+        await().atMost(Cli.BOUND).until(() -> exists(child, ".start"));
 
         LockInfo acquired = inspector.getLock("long-job").info();
         assertThat(acquired.isLocked()).as("held while the command runs").isTrue();
@@ -210,7 +212,7 @@ class ExecTest {
         assertThat(other.exitCode()).as("still held after three leases: " + other).isEqualTo(ExitCodes.NOT_ACQUIRED);
 
         Files.createFile(Path.of(child + ".go"));
-        Cli.Result result = exec.await(Duration.ofSeconds(30));
+        Cli.Result result = exec.await(Cli.BOUND);
         assertThat(result.exitCode()).as(result.toString()).isZero();
         assertThat(result.stderr()).isEmpty();
         assertThat(redis.server().command("EXISTS", key)).as("key " + key + " after the command ended")
@@ -221,15 +223,15 @@ class ExecTest {
     @Test
     void sigintToDlockReachesTheCommandAsSigintAndTheLockIsReleasedWhenItEnds() {
         Path child = dir.resolve("interactive");
-        Cli.Running exec = Cli.start(Cli.withDefaultSigint(), List.of(), Map.of(), "--redis", redis.server().uri(),
+        Cli.Running exec = Cli.start(Cli.withDefaultSignals(), List.of(), Map.of(), "--redis", redis.server().uri(),
                 "exec", "interactive", "--", "sh", "-c", TRAP_INT_AND_TERM, child.toString());
         running.add(exec);
-        await().atMost(Duration.ofSeconds(30)).until(() -> exists(child, ".started"));
+        await().atMost(Cli.BOUND).until(() -> exists(child, ".started"));
         assertThat(locked("interactive")).isTrue();
 
         Cli.signal(exec.process(), "INT"); // to dlock only, as kill -INT would (not at a terminal)
 
-        Cli.Result result = exec.await(Duration.ofSeconds(30));
+        Cli.Result result = exec.await(Cli.BOUND);
         assertThat(result.exitCode()).as("the command's own code: " + result).isEqualTo(43);
         assertThat(read(child, ".signal")).as("the signal the command got").isEqualTo("INT");
         assertThat(locked("interactive")).as("released once the command ended").isFalse();
@@ -242,6 +244,22 @@ class ExecTest {
 
         assertThat(result.exitCode()).as(result.toString()).isEqualTo(ExitCodes.NOT_FOUND);
         assertThat(result.stderr()).contains("cannot run 'no-such-program-dlock'");
+        assertThat(locked("ghost")).isFalse();
+    }
+
+    /** As the shell and timeout(1): 126 for what is there but cannot be run, a directory included; 127 for nothing there. */
+    @Test
+    void aDirectoryOrAFileThatIsNotExecutableExits126AndLeavesTheLockFree() throws IOException {
+        Path plain = Files.writeString(dir.resolve("not-executable.sh"), "#!/bin/sh\ntrue\n");
+        for (List<String> cannotRun : List.of(List.of(dir.toString(), "Is a directory"),
+                List.of(plain.toString(), "Permission denied"))) {
+            Cli.Result result = Cli.run("--redis", redis.server().uri(), "exec", "ghost", "--", cannotRun.get(0));
+
+            assertThat(result.exitCode()).as(result.toString()).isEqualTo(ExitCodes.CANNOT_RUN);
+            assertThat(result.stderr()).contains("cannot run '" + cannotRun.get(0) + "': " + cannotRun.get(1));
+        }
+        Cli.Result missing = Cli.run("--redis", redis.server().uri(), "exec", "ghost", "--", dir.resolve("nothing").toString());
+        assertThat(missing.exitCode()).as(missing.toString()).isEqualTo(ExitCodes.NOT_FOUND);
         assertThat(locked("ghost")).isFalse();
     }
 

@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.dlock.LockClient;
 import dev.dlock.LockHandle;
+import dev.dlock.RedisStore;
+import dev.dlock.cli.common.ExitCodes;
 import dev.dlock.testing.RedisServers;
 import java.time.Duration;
 import java.util.Optional;
@@ -23,17 +25,17 @@ class InspectTest {
     static final RedisServers redis = RedisServers.standalone();
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Duration HOLDER_LEASE = Duration.ofSeconds(2);
+    private static final Duration HOLDER_LEASE = LockClient.DEFAULT_LEASE;
 
     private LockClient holder;
     private LockClient waiter;
 
     @BeforeEach
     void connect() {
-        // a short watchdog lease, so that the holder notices a forced release within a second
-        holder = LockClient.builder().redisUri(redis.server().uri()).clientName("inspect-holder")
-                .defaultLease(HOLDER_LEASE).commandTimeout(Duration.ofMillis(500)).build();
-        waiter = LockClient.builder().redisUri(redis.server().uri()).clientName("inspect-waiter").build();
+        // the default lease and command timeout: the holder hears of a forced release on its notice
+        // channel, not at a renewal, and a loaded machine must not make it lose a hold by a timeout
+        holder = LockClient.builder().store(RedisStore.standalone(redis.server().uri())).clientName("inspect-holder").build();
+        waiter = LockClient.builder().store(RedisStore.standalone(redis.server().uri())).clientName("inspect-waiter").build();
     }
 
     @AfterEach
@@ -46,7 +48,8 @@ class InspectTest {
     void statusShowsHolderHoldCountLeaseTokenAndWaiters() throws Exception {
         long before = System.nanoTime();
         LockHandle held = holder.getLock("orders").acquireAsync().join();
-        CompletableFuture<Optional<LockHandle>> waiting = waiter.getLock("orders").tryAcquireAsync(Duration.ofMinutes(1));
+        // a bound past the dlock runs below: each JVM took up to a minute to start at a load of 45
+        CompletableFuture<Optional<LockHandle>> waiting = waiter.getLock("orders").tryAcquireAsync(Duration.ofMinutes(10));
         await().atMost(Duration.ofSeconds(10)).until(() -> holder.getLock("orders").info().waitingClients() == 1);
 
         Cli.Result text = dlock("status", "orders");

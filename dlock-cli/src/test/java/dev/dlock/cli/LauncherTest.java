@@ -3,6 +3,9 @@ package dev.dlock.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.dlock.cli.common.ExitCodes;
+import dev.dlock.cli.store.RedisOptions;
+import dev.dlock.testing.ProcessStarts;
 import dev.dlock.testing.RedisServers;
 import java.io.File;
 import java.io.IOException;
@@ -71,15 +74,15 @@ class LauncherTest {
         List<String> logged = List.of("JAVA_TOOL_OPTIONS=-Xlog:class+load:file=" + classLog);
         Run status = launch(logged, "status", "job");
         assertThat(status.stdout()).as(status.toString()).startsWith("lock 'job': free");
-        assertAllFromTheArchive(classLog, "dev.dlock.cli.StatusCommand", "picocli.CommandLine",
+        assertAllFromTheArchive(classLog, "dev.dlock.cli.inspect.StatusCommand", "picocli.CommandLine",
                 "io.lettuce.core.RedisClient", "io.lettuce.core.protocol.CommandHandler");
         Run exec = launch(logged, "exec", "job", "--", "true");
         assertThat(exec.exitCode()).as(exec.toString()).isZero();
-        assertAllFromTheArchive(classLog, "dev.dlock.cli.ExecCommand", "dev.dlock.cli.ChildProcess",
+        assertAllFromTheArchive(classLog, "dev.dlock.cli.exec.ExecCommand", "dev.dlock.cli.exec.ChildProcess",
                 "io.lettuce.core.protocol.CommandHandler");
         Run list = launch(logged, "list");
         assertThat(list.exitCode()).as(list.toString()).isZero();
-        assertAllFromTheArchive(classLog, "dev.dlock.cli.ListCommand", "io.lettuce.core.protocol.CommandHandler");
+        assertAllFromTheArchive(classLog, "dev.dlock.cli.inspect.ListCommand", "io.lettuce.core.protocol.CommandHandler");
         assertThat(sharingFiles()).hasSize(2);
     }
 
@@ -155,18 +158,20 @@ class LauncherTest {
             ProcessBuilder builder = new ProcessBuilder(command).directory(checkout.toFile())
                     .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                     .redirectOutput(out.toFile()).redirectError(err.toFile());
-            builder.environment().remove(DlockCommand.REDIS_URL_ENV);
+            builder.environment().remove(RedisOptions.URL_ENV);
             builder.environment().remove("JAVA_TOOL_OPTIONS");
+            builder.environment().putAll(Cli.LOADED_MACHINE);
             builder.environment().put("PATH", Path.of(System.getProperty("java.home"), "bin")
                     + File.pathSeparator + System.getenv("PATH"));
             for (String variable : env) {
                 int equals = variable.indexOf('=');
                 builder.environment().put(variable.substring(0, equals), variable.substring(equals + 1));
             }
-            Process process = builder.start();
-            if (!process.waitFor(120, TimeUnit.SECONDS)) {
+            // the launcher was copied here: a child another test class forked meanwhile may hold it open
+            Process process = ProcessStarts.start(builder);
+            if (!process.waitFor(Cli.BOUND.toSeconds(), TimeUnit.SECONDS)) {
                 process.destroyForcibly();
-                throw new AssertionError(command + " still running after 120 s");
+                throw new AssertionError(command + " still running after " + Cli.BOUND);
             }
             String stderr = Files.readString(err).lines()
                     .filter(line -> !line.startsWith("Picked up JAVA_TOOL_OPTIONS")).reduce("", (a, b) -> a + b + "\n");

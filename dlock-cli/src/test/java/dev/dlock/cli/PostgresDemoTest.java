@@ -3,6 +3,7 @@ package dev.dlock.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dlock.cli.DemoTest.Row;
+import dev.dlock.cli.common.ExitCodes;
 import dev.dlock.testing.PostgresServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -57,9 +58,21 @@ class PostgresDemoTest {
                 .as("orders in PostgreSQL").isEqualTo("7");
         assertThat(postgres.sql("SELECT units FROM dlock_demo_stock WHERE sale LIKE '%:lock'"))
                 .as("stock left in PostgreSQL").isEqualTo("0");
-        assertThat(postgres.sql("SELECT count(*) FROM dlock_hold WHERE name = 'dlock:{flash-sale:phone}'"))
+        assertThat(postgres.sql("SELECT count(*) FROM dlock_hold WHERE name = 'dlock:{flash-sale:phone}'"
+                + " AND lease_end > clock_timestamp()"))
                 .as("the lock lived in PostgreSQL, and was let go").isEqualTo("0");
         assertThat(result.stdout()).contains("lock:   sold 7 of 7 phones, exactly the stock");
+    }
+
+    @Test
+    void aLibpqUrlWithItsPasswordRunsTheDemoAsTheLockClientTakesIt() {
+        String libpq = "postgresql://dlock:" + postgres.password() + "@127.0.0.1:" + postgres.port() + "/dlock";
+        Cli.Result result = Cli.run(Duration.ofSeconds(120), "--postgres", libpq, "demo", "--mode", "lock",
+                "--stock", "3", "--buyers", "40", "--clients", "2", "--threads", "2");
+
+        assertThat(result.exitCode()).as(result.toString()).isZero();
+        assertThat(result.stdout()).as("no password in the output").doesNotContain(postgres.password());
+        assertThat(DemoTest.row(result, "lock").sold()).isEqualTo(3);
     }
 
     @Test
@@ -89,7 +102,7 @@ class PostgresDemoTest {
         assertThat(result.stdout()).containsPattern("(?m)^  reentrant\\s+acquired\\s+200\\s");
         assertThat(result.stderr()).isEmpty();
         assertThat(postgres.sql("SELECT (SELECT count(*) FROM dlock_demo_stock) + (SELECT count(*) FROM dlock_demo_order)"
-                + " + (SELECT count(*) FROM dlock_hold) + (SELECT count(*) FROM dlock_waiter)"))
+                + " + (SELECT count(*) FROM dlock_hold WHERE lease_end > clock_timestamp()) + (SELECT count(*) FROM dlock_waiter)"))
                 .as("stock, orders, holds and waiters").isEqualTo("0");
     }
 

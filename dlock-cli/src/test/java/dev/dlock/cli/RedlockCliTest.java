@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.dlock.LockClient;
 import dev.dlock.LockHandle;
+import dev.dlock.RedisStore;
+import dev.dlock.cli.common.ExitCodes;
 import dev.dlock.testing.RedisServer;
 import dev.dlock.testing.RedisServers;
 import java.util.List;
@@ -55,14 +57,29 @@ class RedlockCliTest extends TopologyCliContract {
         Cli.Result exec = Cli.run("--redlock", "redis://127.0.0.1:" + port + ",redis://localhost:" + port + ","
                 + masters.get(2).uri(), "exec", "--wait", "2s", "one-server", "--", "true");
         assertThat(exec.exitCode()).as(exec.toString()).isEqualTo(2);
-        assertThat(exec.stderr()).startsWith("dlock: --redlock: redlockNodes must be distinct servers: ")
+        assertThat(exec.stderr()).startsWith("dlock: --redlock: RedisStore.redlock needs distinct servers: ")
                 .contains("localhost:" + port).contains("run_id");
         assertThat(masters.get(0).keys("dlock:{one-server}*")).isEmpty();
     }
 
+    /** As on a Cluster (ClusterCliTest): the node that did not answer is named, what the others hold is printed, exit 69. */
+    @Test
+    void listWithANodeDownPrintsWhatTheOthersHoldNamesItAndExits69() {
+        try (LockClient holder = LockClient.builder().store(RedisStore.redlock(masters.uris().toArray(String[]::new))).build()) {
+            assertThat(holder.getLock("listed-job").tryLock()).isTrue();
+            masters.get(1).kill();
+
+            Cli.Result list = dlock("list");
+            assertThat(list.exitCode()).as(list.toString()).isEqualTo(ExitCodes.REDIS_UNAVAILABLE);
+            assertThat(list.stdout()).as(list.toString()).contains("listed-job");
+            assertThat(list.stderr()).as(list.toString()).startsWith("dlock: list incomplete: 1 of 3 masters failed ("
+                    + masters.get(1).uri() + ": ").contains("the locks of the other 2 are listed");
+        }
+    }
+
     @Test
     void forcedReleaseOfALibraryHolderFreesEveryNode() {
-        try (LockClient holder = LockClient.builder().redlockNodes(masters.uris().toArray(String[]::new))
+        try (LockClient holder = LockClient.builder().store(RedisStore.redlock(masters.uris().toArray(String[]::new)))
                 .clientName("redlock-holder").build()) {
             LockHandle held = holder.getLock("settlement").acquireAsync().join();
             // a grant needs a majority; the copies on the other nodes are written in the same round,

@@ -3,9 +3,10 @@ package dev.dlock.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.dlock.cli.common.ExitCodes;
+import dev.dlock.cli.store.RedisOptions;
 import dev.dlock.testing.RedisSentinelGroup;
 import dev.dlock.testing.RedisServer;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -46,19 +47,19 @@ class SentinelCliTest extends TopologyCliContract {
 
     @Test
     void aSentinelUrlInRedisUrlIsUsedAsWell() {
-        Map<String, String> env = Map.of(DlockCommand.REDIS_URL_ENV, group.sentinelUri());
-        try (Cli.Running holder = Cli.start(env, "exec", "env-job", "--", "sleep", "120")) {
+        Map<String, String> env = Map.of(RedisOptions.URL_ENV, group.sentinelUri());
+        try (Cli.Running holder = Cli.start(env, "exec", "env-job", "--", "sleep", "3600")) {
             // the lock is taken on the master the sentinels name, nowhere else
-            await().atMost(Duration.ofSeconds(60)).until(() -> exists(group.master(), "env-job"));
+            await().atMost(Cli.BOUND).until(() -> exists(group.master(), "env-job"));
 
-            Cli.Result status = Cli.start(env, "status", "env-job").await(Duration.ofSeconds(60));
+            Cli.Result status = Cli.start(env, "status", "env-job").await(Cli.BOUND);
             assertThat(status.exitCode()).as(status.toString()).isZero();
             assertThat(status.stdout()).contains("lock 'env-job': held", "dlock-exec:sleep on ");
 
-            Cli.Result release = Cli.start(env, "release", "--force", "env-job").await(Duration.ofSeconds(60));
+            Cli.Result release = Cli.start(env, "release", "--force", "env-job").await(Cli.BOUND);
             assertThat(release.exitCode()).as(release.toString()).isZero();
             assertThat(exists(group.master(), "env-job")).isFalse();
-            Cli.Result stopped = holder.await(Duration.ofSeconds(60));
+            Cli.Result stopped = holder.await(Cli.BOUND);
             assertThat(stopped.exitCode()).as(stopped.toString()).isEqualTo(ExitCodes.LOCK_LOST);
         }
     }

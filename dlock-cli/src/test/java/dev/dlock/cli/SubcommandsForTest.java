@@ -2,6 +2,13 @@ package dev.dlock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.dlock.cli.exec.ExecCommand;
+import dev.dlock.cli.inspect.ListCommand;
+import dev.dlock.cli.inspect.StatusCommand;
+import dev.dlock.cli.inspect.TopCommand;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /** Which subcommands the command line builds for a given line: only the one named, else all. */
@@ -27,5 +34,13 @@ class SubcommandsForTest {
         assertThat(DlockCommand.subcommandsFor(new String[] {"statu", "x"})).hasSize((int) commands);
         assertThat(DlockCommand.subcommandsFor(new String[] {"--redis", "redis://h:1", "--", "status"}))
                 .hasSize((int) commands);
+    }
+
+    @Test
+    void theScanStepsOverTheValueOfEveryRootOptionThatTakesOne() {
+        Set<String> withValue = Main.commandLine(false, new LinkedHashSet<>(DlockCommand.SUBCOMMANDS.values()))
+                .getCommandSpec().options().stream().filter(option -> option.arity().max() > 0)
+                .flatMap(option -> Set.of(option.names()).stream()).collect(Collectors.toSet());
+        assertThat(DlockCommand.OPTIONS_WITH_VALUE).isEqualTo(withValue);
     }
 }

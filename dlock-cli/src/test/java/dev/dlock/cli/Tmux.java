@@ -91,7 +91,10 @@ final class Tmux implements AutoCloseable {
         List<String> command = new ArrayList<>(List.of("tmux", "-L", socket));
         command.addAll(List.of(args));
         try {
-            Process tmux = new ProcessBuilder(command).redirectErrorStream(true).start();
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+            // the session's server, started by the first command, passes its environment on to dlock
+            builder.environment().putAll(Cli.LOADED_MACHINE);
+            Process tmux = builder.start();
             String output = new String(tmux.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!tmux.waitFor(30, TimeUnit.SECONDS) || tmux.exitValue() != 0) {
                 tmux.destroyForcibly();

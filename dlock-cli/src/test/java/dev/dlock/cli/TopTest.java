@@ -5,6 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.dlock.LockClient;
 import dev.dlock.LockHandle;
+import dev.dlock.RedisStore;
+import dev.dlock.cli.common.ExitCodes;
+import dev.dlock.cli.exec.SignalRelay;
 import dev.dlock.testing.RedisServers;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -40,7 +43,7 @@ class TopTest {
 
     @BeforeAll
     static void connect() {
-        inspector = LockClient.builder().redisUri(redis.server().uri()).clientName("top-test").build();
+        inspector = LockClient.builder().store(RedisStore.standalone(redis.server().uri())).clientName("top-test").build();
     }
 
     @AfterAll
@@ -117,7 +120,9 @@ class TopTest {
     @Test
     void notAtATerminalEachRefreshIsAPlainBlockLongestHeldFirst() {
         LockHandle older = inspector.getLock("piped-zeta").acquireAsync().join();
-        await().atMost(BOUND).until(() -> inspector.getLock("piped-zeta").info().heldFor().toMillis() >= 50);
+        // a second apart: top reads each lock's age on Redis's clock, and on a loaded machine its reads of
+        // the two may be far apart (50 ms was not enough at a load of 35)
+        await().atMost(BOUND).until(() -> inspector.getLock("piped-zeta").info().heldFor().toMillis() >= 1000);
         LockHandle newer = inspector.getLock("piped-alpha").acquireAsync().join();
         try {
             Cli.Result result = Cli.run(BOUND, "--redis", redis.server().uri(), "top", "piped-*",
@@ -150,9 +155,9 @@ class TopTest {
                 .last().isEqualTo("no held lock matches 'nothing-*'");
     }
 
-    /** A {@code dlock exec NAME -- sleep 60}, returned once it holds the lock. */
+    /** A {@code dlock exec NAME -- sleep 3600}, returned once it holds the lock (killed after the test). */
     private Cli.Running holdWithExec(String name) {
-        Cli.Running exec = Cli.start("--redis", redis.server().uri(), "exec", name, "--", "sleep", "60");
+        Cli.Running exec = Cli.start("--redis", redis.server().uri(), "exec", name, "--", "sleep", "3600");
         leftovers.add(exec);
         await().atMost(BOUND).until(() -> inspector.getLock(name).isLocked());
         return exec;

@@ -2,6 +2,8 @@ package dev.dlock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.dlock.cli.common.ExitCodes;
+import dev.dlock.cli.store.RedisOptions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -44,7 +46,7 @@ class TopologyOptionsTest {
     @Test
     void redlockRefusesTheSameServerTwice() {
         assertOneLineUsageError(Cli.run("--redlock", A + "," + B + "," + A, "status", "job"),
-                "--redlock: redlockNodes must be distinct servers");
+                "--redlock: RedisStore.redlock needs distinct servers");
     }
 
     @Test
@@ -72,7 +74,7 @@ class TopologyOptionsTest {
     @Test
     void redlockOrClusterWinOverRedisUrlFromTheEnvironment() {
         // REDIS_URL is a default for --redis: with --redlock it is not read, so its bad value does not matter
-        Cli.Result result = Cli.start(Map.of(DlockCommand.REDIS_URL_ENV, "not a url"),
+        Cli.Result result = Cli.start(Map.of(RedisOptions.URL_ENV, "not a url"),
                 "--redlock", A + "," + B + "," + C, "status", "job").await(Duration.ofSeconds(60));
         assertThat(result.exitCode()).as(result.toString()).isEqualTo(ExitCodes.REDIS_UNAVAILABLE);
         assertThat(result.stderr()).as(result.toString()).contains("cannot build a Redlock client: only 0 of 3 nodes reachable").doesNotContain("REDIS_URL");

@@ -15,11 +15,31 @@ public final class Blocking {
 
     /** Waits to the end; an interrupt is remembered and set again on return. */
     public static <T> T awaitUninterruptibly(CompletableFuture<T> future) {
+        try {
+            return awaitUninterruptibly(future, 0, false);
+        } catch (TimeoutException unbounded) {
+            throw new AssertionError("a wait without bound timed out", unbounded);
+        }
+    }
+
+    /**
+     * Waits until {@code deadlineNanos} ({@link System#nanoTime()}) at most; an interrupt is
+     * remembered and set again on return.
+     *
+     * @throws TimeoutException the future was not done by then
+     */
+    public static <T> T awaitUninterruptiblyUntil(CompletableFuture<T> future, long deadlineNanos) throws TimeoutException {
+        return awaitUninterruptibly(future, deadlineNanos, true);
+    }
+
+    private static <T> T awaitUninterruptibly(CompletableFuture<T> future, long deadlineNanos, boolean bounded)
+            throws TimeoutException {
         boolean interrupted = false;
         try {
             while (true) {
                 try {
-                    return future.get();
+                    return bounded ? future.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)
+                            : future.get();
                 } catch (InterruptedException e) {
                     interrupted = true;
                 } catch (ExecutionException e) {

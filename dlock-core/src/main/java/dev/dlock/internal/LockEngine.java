@@ -35,6 +35,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -70,6 +71,7 @@ public final class LockEngine implements AutoCloseable {
     private final HoldReleases releases;
     /** The client's admission to each semaphore it uses. */
     private final PermitGates permitGates = new PermitGates();
+    private final Callbacks callbacks;
     private volatile boolean closed;
     /** When the last lock kept for a minimum hold frees itself, on the ticker's clock (the start: none). */
     private final AtomicLong minimumHoldsEndNanos;
@@ -83,17 +85,18 @@ public final class LockEngine implements AutoCloseable {
      * @throws dev.dlock.LockBackendException the store cannot be reached
      */
     public static LockEngine start(Settings settings, StoreFactory stores, List<LockListener> listeners,
-                                   List<LockObserver> observers) {
-        return new LockEngine(settings, stores, listeners, observers, Ticker.system());
+                                   List<LockObserver> observers, Executor callbackExecutor) {
+        return new LockEngine(settings, stores, listeners, observers, Ticker.system(), callbackExecutor);
     }
 
     /** @param ticker the clock and timer of every deadline, validity and renewal */
     public LockEngine(Settings settings, StoreFactory stores, List<LockListener> listeners, Ticker ticker) {
-        this(settings, stores, listeners, List.of(), ticker);
+        this(settings, stores, listeners, List.of(), ticker, Callbacks.DEFAULT_EXECUTOR);
     }
 
     private LockEngine(Settings settings, StoreFactory stores, List<LockListener> listeners,
-                       List<LockObserver> observers, Ticker ticker) {
+                       List<LockObserver> observers, Ticker ticker, Executor callbackExecutor) {
+        this.callbacks = new Callbacks(callbackExecutor);
         this.ticker = ticker;
         this.minimumHoldsEndNanos = new AtomicLong(ticker.nanoTime());
         this.events = new LockEvents(observers, settings.slowLocks(), ticker);
@@ -136,6 +139,11 @@ public final class LockEngine implements AutoCloseable {
         return ticker;
     }
 
+    /** Where the futures handed to callers complete. */
+    public Callbacks callbacks() {
+        return callbacks;
+    }
+
     public PermitGates permitGates() {
         return permitGates;
     }
@@ -166,15 +174,19 @@ public final class LockEngine implements AutoCloseable {
     public Acquisition acquirePermit(LockTarget target, int permits, long leaseMs, long waitNanos) {
         requireOpen();
         clientRecord.beforeAcquire(leaseMs);
-        return new Acquisition(acquireContext, target, LockKind.PERMIT, identity.ownerPrefix(),
-                identity.holderDescription(), leaseMs, false, waitNanos, "").withPermits(permits).start();
+        return track(new Acquisition(acquireContext, target, LockKind.PERMIT, identity.ownerPrefix(),
+                identity.holderDescription(), leaseMs, false, waitNanos, "").withPermits(permits).start());
     }
 
-    /** Re-enters a hold of the current thread: one attempt under the hold's owner id. */
-    public Acquisition reenter(Hold held, long leaseMs) {
+    /**
+     * Re-enters a hold of the current thread: one attempt under the hold's owner id.
+     *
+     * @param waitNanos the caller's wait, which bounds the attempt; negative: without bound
+     */
+    public Acquisition reenter(Hold held, long leaseMs, long waitNanos) {
         requireOpen();
         return track(new Acquisition(acquireContext, held.target, held.kind, held.owner, identity.holderDescription(),
-                leaseMs, true, 0, "").start());
+                leaseMs, true, waitNanos, "").start());
     }
 
     /**
@@ -298,7 +310,7 @@ public final class LockEngine implements AutoCloseable {
         for (Hold hold : holds.snapshot()) {
             filing.forget(hold);
             events.holdEnded(hold, HoldEnding.RELEASED);
-            hold.markLost("the LockClient was closed, which released it");
+            hold.markLost(LossCause.CLIENT_CLOSED, "the LockClient was closed, which released it");
             releases.add(store.abandon(hold.target, hold.kind, hold.owner));
         }
         try {

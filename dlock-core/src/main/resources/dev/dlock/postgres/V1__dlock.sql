@@ -78,12 +78,29 @@ CREATE TABLE IF NOT EXISTS dlock_client (
 -- The helpers below run inside the functions after them, whose search_path they share: they have
 -- no SET clause of their own, and are PL/pgSQL so that their plans are cached per session (a SQL
 -- function called from PL/pgSQL is planned again at every call).
+
+-- dlock_serialize: the advisory lock that orders every change of one lock name.
+--
+-- p_name       the lock's key (<prefix>{name})
+--
+-- Returns      nothing
+-- Guarantees   until the calling transaction ends, no other call on p_name makes its changes;
+--              calls on other names never wait for it (but two names of one hashtext may)
+-- Called by    dlock_abandon, dlock_force_release (dlock_acquire, dlock_release and dlock_hand_off
+--              write it out)
 CREATE OR REPLACE FUNCTION dlock_serialize(p_name text) RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
     PERFORM pg_advisory_xact_lock(1684826987, hashtext(p_name));
 END $$;
 
+-- dlock_next_token: a fresh fencing token.
+--
+-- Returns      (timeline << 44) + nextval(dlock_token_seq); the timeline is the server's current
+--              one (the first 8 hex digits of its WAL file name)
+-- Guarantees   above every token this server, or the primary it was promoted from, handed out
+--              before, across a crash and a promotion too (see dlock_token_seq above)
+-- Called by    dlock_pass_on, dlock_acquire_all, dlock_hand_off (dlock_acquire writes it out)
 CREATE OR REPLACE FUNCTION dlock_next_token() RETURNS bigint
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -91,14 +108,29 @@ BEGIN
            + nextval('dlock_token_seq');
 END $$;
 
--- An owner id and a waiter id start with their client's id: '<client id>:...'.
--- The client channel of the client of p_owner, for a lock of key p_key ('<prefix>{name}').
+-- dlock_client_channel: the client channel of the client of an owner or waiter id, for one lock.
+--
+-- p_key        the lock's key (<prefix>{name})
+-- p_owner      an owner id or a waiter id; both start with their client's id ('<client id>:...')
+--
+-- Returns      '<prefix>client:{<client id>}'
+-- Guarantees   reads no table (IMMUTABLE)
+-- Called by    dlock_pass_on, dlock_force_release
 CREATE OR REPLACE FUNCTION dlock_client_channel(p_key text, p_owner text) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$
     SELECT split_part(p_key, '{', 1) || 'client:{' || split_part(p_owner, ':', 1) || '}'
 $$;
 
--- Sends p_message to every subscriber of p_channel: NOTIFY <listener>, '<channel>\t<message>'.
+-- dlock_publish: sends a message to every subscriber of a dlock channel.
+--
+-- p_channel    the dlock channel ('<key>:released', or a client channel)
+-- p_message    the message
+--
+-- Returns      nothing
+-- Guarantees   NOTIFY <listener>, '<channel>\t<message>' for each subscribed listener
+--              (dlock_listener); PostgreSQL delivers it at commit, so a change rolled back is never
+--              announced
+-- Called by    dlock_pass_on, dlock_hand_off, dlock_force_release
 CREATE OR REPLACE FUNCTION dlock_publish(p_channel text, p_message text) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -109,18 +141,44 @@ BEGIN
     END LOOP;
 END $$;
 
+-- dlock_subscribe: subscribes a client's LISTEN connection to a dlock channel.
+--
+-- p_channel    the dlock channel ('<key>:released', or the client's own channel)
+-- p_listener   the notification channel that connection LISTENs on
+-- p_pid        that connection's backend pid: once it is gone, dlock_sweep drops the subscription
+--
+-- Returns      nothing
+-- Guarantees   idempotent: subscribing again only records the new pid
+-- Called by    PgWakeUps (a channel's first waiter; every channel again on a new LISTEN connection)
 CREATE OR REPLACE FUNCTION dlock_subscribe(p_channel text, p_listener text, p_pid integer) RETURNS void
 LANGUAGE sql SET search_path FROM CURRENT AS $$
     INSERT INTO dlock_listener VALUES (p_channel, p_listener, p_pid)
     ON CONFLICT (channel, listener) DO UPDATE SET pid = excluded.pid
 $$;
 
+-- dlock_unsubscribe: ends a subscription of dlock_subscribe.
+--
+-- p_channel    the dlock channel
+-- p_listener   the notification channel of the LISTEN connection
+--
+-- Returns      nothing
+-- Guarantees   idempotent: nothing happens when there is no such subscription
+-- Called by    PgWakeUps (the channel's last waiter is gone)
 CREATE OR REPLACE FUNCTION dlock_unsubscribe(p_channel text, p_listener text) RETURNS void
 LANGUAGE sql SET search_path FROM CURRENT AS $$
     DELETE FROM dlock_listener WHERE channel = p_channel AND listener = p_listener
 $$;
 
--- Drops the holds and waiters of p_name that have ended.
+-- dlock_drop_ended: drops the holds and waiters of one name that have ended.
+--
+-- p_name       the lock's key
+-- p_now        the caller's clock_timestamp(), so that all of one call judges by one instant
+--
+-- Returns      nothing
+-- Guarantees   no hold whose lease_end, and no waiter whose deadline, is at or before p_now is left
+--              on p_name; call it under dlock_serialize
+-- Called by    dlock_hand_off, dlock_abandon, dlock_force_release (dlock_acquire and dlock_release
+--              write it out)
 CREATE OR REPLACE FUNCTION dlock_drop_ended(p_name text, p_now timestamptz) RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -128,12 +186,23 @@ BEGIN
     DELETE FROM dlock_waiter WHERE name = p_name AND deadline <= p_now;
 END $$;
 
--- After a hold of p_name ended (released, abandoned, forced, handed over), with no hold left: hands
--- the lock to the first live queued waiter ('x', by ticket; not p_except) in this transaction
--- (owner = its waiter id, hold count 1, a fresh token, a lease of its own or what is left of its
--- deadline, whichever is shorter), removes its entry and tells its client on its client channel
--- 'handoff\t<key>:released\t<token>:<waiter id>'. With nobody queued, and p_publish, publishes
--- p_token on '<key>:released'. Returns the waiter id it handed the lock to, or NULL.
+-- dlock_pass_on: after a hold of a name ended (released, abandoned, forced, handed over), with no
+-- hold left, hands the lock to the first live queued waiter, or announces that it is free.
+--
+-- p_name       the lock's key
+-- p_token      the fencing token of the hold that ended (what a free lock's message says)
+-- p_now        the caller's clock_timestamp()
+-- p_except     a waiter id not to hand it to (a multi-lock giving up its names), or ''
+-- p_publish    with nobody queued, publish p_token on '<key>:released'
+--
+-- Returns      the waiter id it handed the lock to, or NULL (still held, or nobody queued)
+-- Guarantees   only when no live hold is left: the first live 'x' waiter by ticket (not p_except)
+--              gets the lock in this transaction (owner = its waiter id, hold count 1, a fresh
+--              token, its own lease or what is left of its deadline, whichever is shorter), loses
+--              its queue entry, and its client is told 'handoff\t<key>:released\t<token>:<waiter id>'
+--              on its client channel; call it under dlock_serialize
+-- Called by    dlock_acquire, dlock_release, dlock_acquire_all, dlock_hand_off, dlock_abandon,
+--              dlock_force_release
 CREATE OR REPLACE FUNCTION dlock_pass_on(p_name text, p_token bigint, p_now timestamptz, p_except text,
                                          p_publish boolean) RETURNS text
 LANGUAGE plpgsql AS $$
@@ -164,23 +233,34 @@ BEGIN
     RETURN NULL;
 END $$;
 
--- One acquire attempt of one hold.
---   p_name      the lock's key
---   p_mode      'x' reentrant or fair lock (queued: a release hands it to the first waiter), 'w' a
---               write lock (held as 'x'; a waiting writer holds new readers back), 'r' a read
---               lock, 'p' a semaphore permit
---   p_owner     the attempt's owner id (the hold's own on re-entry)
---   p_reentry   the caller believes it holds the lock already
---   p_waiter_id 'x' and 'w': the acquisition's waiter id, the same for all its attempts; else ''
---   p_may_wait  the caller waits when refused: a waiter id is then queued ('x') or marks ('w')
---   p_downgrade 'r': the owner id of the calling thread's write hold, else ''
---   p_permits   'p': the permit count the caller expects, else 0
--- Returns one row (status, token, hold_count, retry_ms, slot):
---   status 1   granted: token, hold_count, slot (a permit's)
---   status 0   held by others, or free with a live waiter queued ahead: retry after retry_ms at the
---              latest (the first lease to end, else the waiter timeout); token = the waiter's ticket
---   status -1  a re-entry found the hold gone
---   status -2  'p': held with another permit count, which is in hold_count
+-- dlock_acquire: one acquire attempt of one hold, of any kind.
+--
+-- p_name       the lock's key
+-- p_mode       'x' reentrant or fair lock (queued: a release hands it to the first waiter), 'w' a
+--              write lock (held as 'x'; a waiting writer holds new readers back), 'r' a read
+--              lock, 'p' a semaphore permit
+-- p_owner      the attempt's owner id (the hold's own on re-entry)
+-- p_lease_ms   the lease, in ms
+-- p_holder     the holder description stored for inspection ('' when the client record says it)
+-- p_reentry    the caller believes it holds the lock already
+-- p_waiter_id  'x' and 'w': the acquisition's waiter id, the same for all its attempts; else ''
+-- p_waiter_timeout_ms  how long a queued waiter keeps its place without asking again, in ms
+-- p_may_wait   the caller waits when refused: a waiter id is then queued ('x') or marks ('w')
+-- p_downgrade  'r': the owner id of the calling thread's write hold, else ''
+-- p_permits    'p': the permit count the caller expects, else 0
+--
+-- Returns      one row (status, token, hold_count, retry_ms, slot):
+--              status 1   granted: token, hold_count, slot (a permit's)
+--              status 0   held by others, or free with a live waiter queued ahead: retry after
+--                         retry_ms at the latest (the first lease to end, else the waiter timeout);
+--                         token = the waiter's ticket
+--              status -1  a re-entry found the hold gone
+--              status -2  'p': held with another permit count, which is in hold_count
+-- Guarantees   a re-entry extends the lease, never shortens it; a lock handed to p_waiter_id is
+--              claimed under p_owner; the same attempt asking again after an outcome it did not
+--              learn keeps its grant; a free lock with others queued first goes to the first of
+--              them (dlock_pass_on), not to this caller
+-- Called by    PostgresStore (acquire)
 CREATE OR REPLACE FUNCTION dlock_acquire(p_name text, p_mode "char", p_owner text, p_lease_ms bigint,
         p_holder text, p_reentry boolean, p_waiter_id text, p_waiter_timeout_ms bigint,
         p_may_wait boolean, p_downgrade text, p_permits integer,
@@ -282,8 +362,19 @@ BEGIN
     status := 1;
 END $$;
 
--- Gives back one hold of p_owner in mode p_mode ('x', 'r', 'p'). Returns the holds left (> 0); 0
--- when freed, and then passed on (dlock_pass_on); -1 when p_owner holds nothing there (nothing changed).
+-- dlock_release: gives back one hold.
+--
+-- p_name       the lock's key
+-- p_mode       the hold's mode: 'x' (reentrant, fair and write locks), 'r', 'p'
+-- p_owner      the hold's owner id
+--
+-- Returns      n > 0  still held by p_owner with n holds left
+--              0      freed, and passed on (dlock_pass_on: to the first live queued waiter, else
+--                     its token published on '<key>:released')
+--              -1     p_owner holds nothing live there (its lease ended, or it was forced);
+--                     nothing changed
+-- Guarantees   the last hold goes in one statement; an ended hold is never given back
+-- Called by    PostgresStore (release)
 CREATE OR REPLACE FUNCTION dlock_release(p_name text, p_mode "char", p_owner text) RETURNS integer
 LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 #variable_conflict use_column
@@ -310,14 +401,27 @@ BEGIN
     RETURN 0;
 END $$;
 
--- A multi-lock's acquire attempt: every name of p_names as a reentrant lock ('x'), all of them or
--- none, in this one transaction. p_owners[i] is the attempt's owner id of p_names[i]; p_waiter_id
--- the multi-lock's waiter id, the same for all its attempts ('' when it does not queue). A name held
--- under p_waiter_id was handed to the waiter by a release: it counts as free for this attempt.
--- Granted: one row per name, in the order given (ord, 1, token, 0). Else one row (ord, 0, ticket,
--- retry_ms) naming the first busy name, held by others or free with others queued first (who then
--- get it, as in dlock_acquire); nothing else of the acquisition is left in the tables: a name
--- handed to its waiter id is passed on, and only the busy name keeps it queued (when p_may_wait).
+-- dlock_acquire_all: a multi-lock's acquire attempt: every name as a reentrant lock ('x'), all of
+-- them or none, in this one transaction.
+--
+-- p_names      the locks' keys
+-- p_owners     p_owners[i] is the attempt's owner id of p_names[i]
+-- p_lease_ms   the lease of every hold, in ms
+-- p_holder     the holder description stored for inspection
+-- p_waiter_id  the multi-lock's waiter id, the same for all its attempts ('' when it does not
+--              queue); a name held under it was handed to the waiter by a release and counts as
+--              free for this attempt
+-- p_waiter_timeout_ms  how long a queued waiter keeps its place without asking again, in ms
+-- p_may_wait   the caller waits when refused: it is then queued on the busy name
+--
+-- Returns      granted: one row per name, in the order given (ord, 1, token, 0); else one row
+--              (ord, 0, ticket, retry_ms) naming the first busy name, held by others or free with
+--              others queued first (who then get it, as in dlock_acquire)
+-- Guarantees   the advisory locks are taken in one order whatever the caller's, so two multi-locks
+--              never wait for each other in a cycle; refused, nothing else of the acquisition is
+--              left in the tables: a name handed to its waiter id is passed on, and only the busy
+--              name keeps it queued (when p_may_wait)
+-- Called by    PgAllOrNone
 CREATE OR REPLACE FUNCTION dlock_acquire_all(p_names text[], p_owners text[], p_lease_ms bigint, p_holder text,
         p_waiter_id text, p_waiter_timeout_ms bigint, p_may_wait boolean)
 RETURNS TABLE (ord integer, status integer, token bigint, retry_ms bigint)
@@ -399,15 +503,30 @@ BEGIN
     END IF;
 END $$;
 
--- The last release of p_from_owner's exclusive hold while one of its client's waiters is parked
--- (waiter id p_to_waiter_id): the lock goes to the first live queued waiter unless that is the
--- parked waiter itself or p_pass_queue lets the parked waiter go first (the client bounds how often
--- in a row, see PostgresStore) (outcome 'queued', waiter its id); else, with nobody queued, when
--- more connections than the releaser's p_own_subscriptions are subscribed to the lock's channel
--- (waiters that are not queued), it is released for everyone ('released'); else it is granted to
--- p_to_owner (hold count 1, a fresh token, lease p_lease_ms; 'own', token, waiter the queued waiter
--- it went ahead of, or ''), whose queue entry goes. 'not_owner': p_from_owner did not hold it;
--- nothing changed.
+-- dlock_hand_off: the last release of an exclusive hold while one of its client's waiters is
+-- parked on the same lock, which may then take it without a round trip through the queue.
+--
+-- p_name       the lock's key
+-- p_from_owner the releasing hold's owner id
+-- p_own_subscriptions  the releasing client's own subscriptions to '<key>:released'
+-- p_to_owner   the owner id the parked waiter takes the lock under
+-- p_lease_ms   the parked waiter's lease, in ms
+-- p_to_waiter_id  the parked waiter's waiter id
+-- p_pass_queue the parked waiter may go ahead of the first queued waiter (the client bounds how
+--              often in a row, see PostgresStore)
+--
+-- Returns      one row (outcome, token, waiter):
+--              'own'        granted to p_to_owner (hold count 1, a fresh token, lease p_lease_ms);
+--                           waiter: the queued waiter it went ahead of, or ''
+--              'queued'     handed to the first live queued waiter (not the parked one), whose id
+--                           is in waiter
+--              'released'   nobody queued, and more connections than p_own_subscriptions are
+--                           subscribed to the lock's channel (waiters not queued): released for
+--                           everyone
+--              'not_owner'  p_from_owner held no live hold; nothing changed
+-- Guarantees   'own' removes the parked waiter's queue entry; the lock is never left held by
+--              nobody while a queued waiter waits for it
+-- Called by    PgHandoff
 DROP FUNCTION IF EXISTS dlock_hand_off(text, text, integer, text, bigint, text);
 CREATE OR REPLACE FUNCTION dlock_hand_off(p_name text, p_from_owner text, p_own_subscriptions integer,
         p_to_owner text, p_lease_ms bigint, p_to_waiter_id text, p_pass_queue boolean,
@@ -449,9 +568,15 @@ BEGIN
     outcome := 'own';
 END $$;
 
--- Drops every hold of p_owner on p_name, and its queue entry when p_owner is a waiter id (a waiter
--- that stops waiting; a lock already handed to it goes on); the lock then goes on as at a release.
--- Returns 1 when a hold or an entry was dropped, else 0.
+-- dlock_abandon: drops every hold of an owner on a name, and its queue entry when the owner is a
+-- waiter id (a waiter that stops waiting; a lock already handed to it goes on).
+--
+-- p_name       the lock's key
+-- p_owner      an owner id, or a waiter id
+--
+-- Returns      1 when a hold or a queue entry was dropped, else 0
+-- Guarantees   a hold dropped, the lock goes on as at a release (dlock_pass_on)
+-- Called by    PostgresStore (abandon, leave)
 CREATE OR REPLACE FUNCTION dlock_abandon(p_name text, p_owner text) RETURNS integer
 LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 #variable_conflict use_column
@@ -473,9 +598,15 @@ BEGIN
     RETURN 1;
 END $$;
 
--- Frees p_name whoever holds it, whatever its kind (an operator's release): every hold and waiting
--- mark goes, each holder's client is told '<key>\t<owner id>' on its client channel, and the lock is
--- passed on. Returns the number of live holds dropped.
+-- dlock_force_release: frees a name whoever holds it, whatever its kind (an operator's release).
+--
+-- p_name       the lock's key
+--
+-- Returns      the number of live holds dropped
+-- Guarantees   every hold and waiting writer's mark goes; each live holder's client is told
+--              '<key>\t<owner id>' on its client channel (so it learns its loss at once); the lock
+--              is passed on (dlock_pass_on)
+-- Called by    PostgresStore (forceRelease)
 CREATE OR REPLACE FUNCTION dlock_force_release(p_name text) RETURNS integer
 LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 #variable_conflict use_column
@@ -499,9 +630,17 @@ BEGIN
     RETURN v_count;
 END $$;
 
--- The watchdog's batch: extends each (name, owner)'s holds to end at now + p_lease_ms at the
--- earliest (never shortened). One row per pair, in the order given: true renewed, false gone
--- (released, ended, forced). Never creates a hold.
+-- dlock_renew: the watchdog's batch of renewals.
+--
+-- p_names      the locks' keys
+-- p_owners     p_owners[i] is the owner id of the hold on p_names[i]
+-- p_lease_ms   the lease, in ms
+--
+-- Returns      one row (ord, renewed) per pair, in the order given: true renewed, false gone
+--              (released, ended, forced)
+-- Guarantees   each live hold of the pair ends at now + p_lease_ms at the earliest: never shortened,
+--              never created, an ended hold never renewed
+-- Called by    PostgresStore (renew)
 CREATE OR REPLACE FUNCTION dlock_renew(p_names text[], p_owners text[], p_lease_ms bigint)
 RETURNS TABLE (ord integer, renewed boolean)
 LANGUAGE sql SET search_path FROM CURRENT AS $$
@@ -518,7 +657,14 @@ LANGUAGE sql SET search_path FROM CURRENT AS $$
     SELECT asked.ord, EXISTS (SELECT 1 FROM done WHERE done.ord = asked.ord) FROM asked ORDER BY asked.ord
 $$;
 
--- Every live hold of p_name, oldest first: what info(), status and list show.
+-- dlock_holds: every live hold of a name, oldest first: what info(), status and list show.
+--
+-- p_name       the lock's key
+--
+-- Returns      one row per live hold (owner, mode, hold_count, token, holder, lease_left_ms,
+--              held_ms, permits, slot), by since, then owner
+-- Guarantees   reads only (STABLE)
+-- Called by    PgInspection
 CREATE OR REPLACE FUNCTION dlock_holds(p_name text)
 RETURNS TABLE (owner text, mode "char", hold_count integer, token bigint, holder text,
                lease_left_ms bigint, held_ms bigint, permits integer, slot integer)
@@ -530,8 +676,14 @@ LANGUAGE sql STABLE SET search_path FROM CURRENT AS $$
       FROM dlock_hold WHERE name = p_name AND lease_end > clock_timestamp() ORDER BY since, owner
 $$;
 
--- The keys matching the regular expression p_pattern that have a live hold or waiter, sorted,
--- at most p_limit.
+-- dlock_names: the lock names in use that match a pattern.
+--
+-- p_pattern    a regular expression over the keys
+-- p_limit      the most names returned
+--
+-- Returns      the keys with a live hold or waiter that match p_pattern, sorted, at most p_limit
+-- Guarantees   reads only (STABLE)
+-- Called by    PgInspection
 CREATE OR REPLACE FUNCTION dlock_names(p_pattern text, p_limit integer)
 RETURNS TABLE (name text)
 LANGUAGE sql STABLE SET search_path FROM CURRENT AS $$
@@ -541,14 +693,32 @@ LANGUAGE sql STABLE SET search_path FROM CURRENT AS $$
     ORDER BY name LIMIT p_limit
 $$;
 
--- Connections subscribed to the lock's channel (clients with waiters), each counted once.
+-- dlock_waiting_count: how many connections wait on a lock.
+--
+-- p_name       the lock's key
+--
+-- Returns      the connections subscribed to '<key>:released' (clients with waiters), each once
+-- Guarantees   reads only (STABLE)
+-- Called by    PgInspection
 CREATE OR REPLACE FUNCTION dlock_waiting_count(p_name text) RETURNS bigint
 LANGUAGE sql STABLE SET search_path FROM CURRENT AS $$
     SELECT count(*) FROM dlock_listener WHERE channel = p_name || ':released'
 $$;
 
--- Writes a client's record; p_replace: the record names these threads only (else they are added).
--- Its expiry is only ever pushed on.
+-- dlock_write_client: writes a client's record (for inspection).
+--
+-- p_client_id  the client's id
+-- p_client_name  its name
+-- p_host       its host
+-- p_pid        its process id
+-- p_ttl_ms     how long the record lives at least, in ms
+-- p_replace    the record names these threads only (else they are added)
+-- p_threads    the names of its threads that took locks: a JSON object, thread id to name
+--
+-- Returns      nothing
+-- Guarantees   the record's expiry is only ever pushed on; an expired record's threads are
+--              replaced, not added to
+-- Called by    PgClientRecords
 CREATE OR REPLACE FUNCTION dlock_write_client(p_client_id text, p_client_name text, p_host text, p_pid bigint,
         p_ttl_ms bigint, p_replace boolean, p_threads jsonb) RETURNS void
 LANGUAGE sql SET search_path FROM CURRENT AS $$
@@ -561,9 +731,16 @@ LANGUAGE sql SET search_path FROM CURRENT AS $$
            expires = greatest(c.expires, excluded.expires)
 $$;
 
--- Removes old rows nobody will ask about: holds and waiters that ended over p_grace_ms ago on names
--- nobody changed since (a crashed client's), expired client records, and subscriptions of
--- connections that are gone. At most p_limit of each. Returns the number of rows deleted.
+-- dlock_sweep: removes old rows nobody will ask about.
+--
+-- p_grace_ms   how long after their end holds, waiters and client records are kept, in ms
+-- p_limit      the most rows of each table deleted
+--
+-- Returns      the number of rows deleted
+-- Guarantees   deletes only holds and waiters that ended over p_grace_ms ago (on names nobody
+--              changed since: a crashed client's), client records expired as long, and
+--              subscriptions of connections that are gone; never a live hold or waiter
+-- Called by    PostgresStore (sweep)
 CREATE OR REPLACE FUNCTION dlock_sweep(p_grace_ms bigint, p_limit integer) RETURNS integer
 LANGUAGE sql SET search_path FROM CURRENT AS $$
     WITH cutoff AS (
@@ -585,6 +762,10 @@ LANGUAGE sql SET search_path FROM CURRENT AS $$
           + (SELECT count(*) FROM old_clients) + (SELECT count(*) FROM old_listeners))::integer
 $$;
 
--- The version of this schema; dlock checks it at start.
+-- dlock_schema_version: the version of this schema; dlock checks it at start.
+--
+-- Returns      1
+-- Guarantees   reads no table (IMMUTABLE)
+-- Called by    PgSchema
 CREATE OR REPLACE FUNCTION dlock_schema_version() RETURNS integer
 LANGUAGE sql IMMUTABLE AS $$ SELECT 1 $$;

@@ -15,6 +15,8 @@ import dev.dlock.internal.store.LockKind;
 import dev.dlock.internal.store.LockTarget;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -69,6 +71,23 @@ class AcquisitionTest {
     }
 
     @Test
+    void anAttemptCutOffByTheWaitsBoundIsReleasedAtOnceAndItsLateGrantGivenBack() {
+        CompletableFuture<Object> late = new CompletableFuture<>();
+        node.on(LuaScript.ACQUIRE, (node, keys, args) -> late);
+        Acquisition acquisition = acquire(0);
+
+        assertThat(acquisition.result()).failsWithin(Duration.ofSeconds(10)).withThrowableOfType(ExecutionException.class)
+                .havingCause().isInstanceOf(LockBackendException.class)
+                .withMessageContaining("acquire outcome unknown for lock 'orders': Redis did not answer within the wait of 0 ms");
+        String owner = node.calls(LuaScript.ACQUIRE).get(0).args().get(0);
+        assertThat(node.calls(LuaScript.ABANDON)).extracting(call -> call.args().get(0)).containsExactly(owner);
+
+        late.complete(List.of(1L, "9", 1L));
+        await().atMost(Duration.ofSeconds(5)).until(() -> node.calls(LuaScript.ABANDON).size() == 2);
+        assertThat(node.calls(LuaScript.ABANDON).get(1).args().get(0)).isEqualTo(owner);
+    }
+
+    @Test
     void theDeadlineEndsTheWaitWithoutAGrant() {
         node.on(LuaScript.ACQUIRE, FakeNode.busy(60_000));
         Acquisition acquisition = acquire(TimeUnit.MILLISECONDS.toNanos(100));
@@ -96,7 +115,7 @@ class AcquisitionTest {
                             + "Redis replied with an error: ERR something is wrong");
                     assertThat(failure.lockName()).contains("orders");
                     assertThat(failure.nodeErrors()).containsExactly(new NodeError("redis://fake:6379",
-                            NodeError.Kind.ERROR_REPLY, "ERR something is wrong"));
+                            NodeError.Cause.ERROR_REPLY, "ERR something is wrong"));
                 });
         assertThat(node.calls(LuaScript.ABANDON)).as("an error reply is no unknown outcome: nothing to give back").isEmpty();
     }

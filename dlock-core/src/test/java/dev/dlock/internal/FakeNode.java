@@ -68,16 +68,16 @@ final class FakeNode implements RedisNode {
         return (node, keys, args) -> new CompletableFuture<>();
     }
 
-    static Answer failing(NodeError.Kind kind, String detail) {
+    static Answer failing(NodeError.Cause kind, String detail) {
         return (node, keys, args) -> CompletableFuture.failedFuture(new NodeFailure(kind, node.address(), detail, null));
     }
 
     static Answer errorReply(String reply) {
-        return failing(NodeError.Kind.ERROR_REPLY, reply);
+        return failing(NodeError.Cause.ERROR_REPLY, reply);
     }
 
     static Answer unreachable() {
-        return failing(NodeError.Kind.UNREACHABLE, "Connection refused");
+        return failing(NodeError.Cause.UNREACHABLE, "Connection refused");
     }
 
     /** The answer, given after a delay. */

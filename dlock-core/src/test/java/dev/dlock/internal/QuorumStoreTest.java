@@ -94,7 +94,7 @@ class QuorumStoreTest {
                 assertThat(failure).hasMessageContaining("no quorum reachable (need " + quorum + " of " + outcomes.size());
                 assertThat(failure.lockName()).contains("orders");
                 assertThat(failure.nodeErrors()).hasSize(failures)
-                        .allSatisfy(error -> assertThat(error.kind()).isEqualTo(NodeError.Kind.ERROR_REPLY));
+                        .allSatisfy(error -> assertThat(error.cause()).isEqualTo(NodeError.Cause.ERROR_REPLY));
                 assertThat(failure.getSuppressed()).hasSize(failures).allMatch(NodeFailure.class::isInstance);
                 for (int i = 0; i < counted.size(); i++) {
                     String described = "redis://node" + i + ":6379: error reply: ERR node " + i + " is broken";
@@ -132,10 +132,10 @@ class QuorumStoreTest {
                 .cause().isInstanceOfSatisfying(LockBackendException.class, failure -> {
                     assertThat(failure).hasMessageContaining("redis://b:1: timed out after 50 ms;")
                             .hasMessageContaining("redis://c:1: timed out after 50 ms (not connected: unreachable)");
-                    assertThat(failure.nodeErrors()).extracting(NodeError::address, NodeError::kind).containsExactly(
-                            org.assertj.core.groups.Tuple.tuple("redis://b:1", NodeError.Kind.TIMEOUT),
-                            org.assertj.core.groups.Tuple.tuple("redis://c:1", NodeError.Kind.TIMEOUT));
-                    assertThat(failure.nodeErrors().get(0).kind().outcomeUnknown()).isTrue();
+                    assertThat(failure.nodeErrors()).extracting(NodeError::address, NodeError::cause).containsExactly(
+                            org.assertj.core.groups.Tuple.tuple("redis://b:1", NodeError.Cause.TIMEOUT),
+                            org.assertj.core.groups.Tuple.tuple("redis://c:1", NodeError.Cause.TIMEOUT));
+                    assertThat(failure.nodeErrors().get(0).cause().outcomeUnknown()).isTrue();
                 });
     }
 
@@ -178,7 +178,7 @@ class QuorumStoreTest {
                     assertThat(failure).hasMessageStartingWith("release outcome unknown for lock 'orders': 2 of 5 nodes"
                             + " released it, 3 needed; redis://node2:1: unreachable: Connection refused");
                     assertThat(failure.nodeErrors()).hasSize(3)
-                            .allSatisfy(error -> assertThat(error.kind()).isEqualTo(NodeError.Kind.UNREACHABLE));
+                            .allSatisfy(error -> assertThat(error.cause()).isEqualTo(NodeError.Cause.UNREACHABLE));
                     assertThat(failure.getSuppressed()).hasSize(3);
                 });
     }

@@ -7,6 +7,7 @@ import dev.dlock.DistributedReadWriteLock;
 import dev.dlock.DistributedSemaphore;
 import dev.dlock.LockClient;
 import dev.dlock.LockHandle;
+import dev.dlock.PostgresStore;
 import dev.dlock.testing.PgBouncer;
 import dev.dlock.testing.PostgresServer;
 import java.time.Duration;
@@ -41,8 +42,8 @@ class PostgresBouncerTest {
 
     @Test
     void everyKindWorksAndAWaiterLearnsOfTheReleaseByPollingWithoutBeingTold() throws Exception {
-        try (LockClient a = LockClient.builder().postgres(bouncer.jdbcUrl()).build();
-                LockClient b = LockClient.builder().postgres(bouncer.jdbcUrl()).build()) {
+        try (LockClient a = LockClient.builder().store(PostgresStore.url(bouncer.jdbcUrl())).build();
+                LockClient b = LockClient.builder().store(PostgresStore.url(bouncer.jdbcUrl())).build()) {
             DistributedLock lock = a.getLock("pooled");
             lock.lock();
             lock.lock();
@@ -85,6 +86,29 @@ class PostgresBouncerTest {
             assertThat(b.getLock("pooled-m2").tryLock()).isTrue();
             b.getLock("pooled-m2").unlock();
         }
-        assertThat(server.sql("SELECT count(*) FROM dlock_hold")).isEqualTo("0");
+        assertThat(server.sql("SELECT count(*) FROM dlock_hold WHERE lease_end > clock_timestamp()")).isEqualTo("0");
+    }
+
+    @Test
+    void withoutPrepareThresholdInTheUrlStatementsAreNotPreparedOnTheServer() throws Exception {
+        // PgJDBC prepares a statement on the server at its 5th run; through transaction pooling the
+        // next transaction may run on another server connection, which lacks it or has another's
+        String url = bouncer.jdbcUrl().replace("&prepareThreshold=0", "");
+        try (LockClient a = LockClient.builder().store(PostgresStore.url(url)).build();
+                LockClient b = LockClient.builder().store(PostgresStore.url(url).polling(Duration.ofMillis(50))).build()) {
+            java.util.List<CompletableFuture<Void>> runs = new java.util.ArrayList<>();
+            for (LockClient client : java.util.List.of(a, b)) {
+                for (int t = 0; t < 3; t++) {
+                    DistributedLock lock = client.getLock("unprepared-" + runs.size());
+                    runs.add(CompletableFuture.runAsync(() -> {
+                        for (int i = 0; i < 25; i++) {
+                            lock.lock();
+                            lock.unlock();
+                        }
+                    }));
+                }
+            }
+            CompletableFuture.allOf(runs.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
+        }
     }
 }

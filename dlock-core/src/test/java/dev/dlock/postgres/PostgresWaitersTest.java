@@ -8,7 +8,9 @@ import dev.dlock.DistributedLock;
 import dev.dlock.LockBackendException;
 import dev.dlock.LockClient;
 import dev.dlock.LockHandle;
+import dev.dlock.LockKind;
 import dev.dlock.LockObserver;
+import dev.dlock.PostgresStore;
 import dev.dlock.testing.PostgresServers;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,7 +38,7 @@ class PostgresWaitersTest {
     private final List<LockClient> clients = new ArrayList<>();
 
     private LockClient client() {
-        LockClient client = LockClient.builder().postgres(postgres.server().jdbcUrl()).build();
+        LockClient client = LockClient.builder().store(PostgresStore.url(postgres.server().jdbcUrl())).build();
         clients.add(client);
         return client;
     }
@@ -132,9 +134,9 @@ class PostgresWaitersTest {
     }
 
     private LockClient observedClient(AtomicInteger waits) {
-        LockClient client = LockClient.builder().postgres(postgres.server().jdbcUrl()).observer(new LockObserver() {
+        LockClient client = LockClient.builder().store(PostgresStore.url(postgres.server().jdbcUrl())).observer(new LockObserver() {
             @Override
-            public void waitStarted(Kind kind, String lockName) {
+            public void waitStarted(LockKind kind, String lockName) {
                 waits.incrementAndGet();
             }
         }).build();
@@ -205,7 +207,7 @@ class PostgresWaitersTest {
 
     @Test
     void holdersAreToldTheirHoldsAreLostWhenPostgresIsGonePastTheirLease() {
-        LockClient client = LockClient.builder().postgres(postgres.server().jdbcUrl())
+        LockClient client = LockClient.builder().store(PostgresStore.url(postgres.server().jdbcUrl()))
                 .defaultLease(Duration.ofSeconds(3)).commandTimeout(Duration.ofMillis(900)).build();
         clients.add(client);
         LockHandle handle = client.getLock("gone").acquireAsync().join();

@@ -3,6 +3,7 @@ package dev.dlock.processes;
 import dev.dlock.DistributedLock;
 import dev.dlock.LockBackendException;
 import dev.dlock.LockClient;
+import dev.dlock.RedisStore;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -71,7 +72,7 @@ public final class CounterWorker {
     private static LockClient connect(String uri) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return LockClient.create(uri);
+                return LockClient.create(RedisStore.standalone(uri));
             } catch (LockBackendException e) {
                 if (attempt == 3) {
                     throw e;

@@ -4,6 +4,7 @@ import dev.dlock.DistributedLock;
 import dev.dlock.LockBackendException;
 import dev.dlock.LockClient;
 import dev.dlock.LockClientBuilder;
+import dev.dlock.RedisStore;
 import java.time.Duration;
 
 /**
@@ -17,8 +18,8 @@ public final class FairWaiterWorker {
     public static void main(String[] args) throws InterruptedException {
         String[] uris = args[0].split(",");
         LockClientBuilder builder = uris.length > 1
-                ? LockClient.builder().redlockNodes(uris).redlockNodeTimeout(Duration.ofMillis(200))
-                : LockClient.builder().redisUri(uris[0]);
+                ? LockClient.builder().store(RedisStore.redlock(uris).nodeTimeout(Duration.ofMillis(200)))
+                : LockClient.builder().store(RedisStore.standalone(uris[0]));
         builder.waiterTimeout(Duration.ofMillis(Long.parseLong(args[2]))).commandTimeout(Duration.ofMillis(200));
         LockClient client = connect(builder);
         DistributedLock lock = args.length > 4 && args[4].equals("reentrant") ? client.getLock(args[1])

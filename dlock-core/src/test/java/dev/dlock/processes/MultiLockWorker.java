@@ -2,6 +2,7 @@ package dev.dlock.processes;
 
 import dev.dlock.DistributedLock;
 import dev.dlock.LockClient;
+import dev.dlock.RedisStore;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -42,7 +43,7 @@ public final class MultiLockWorker {
         }
         enterKeys[names.length] = "multi:violations";
         RedisClient witness = RedisClient.create(args[3]);
-        try (LockClient client = LockClient.create(args[0]);
+        try (LockClient client = LockClient.create(RedisStore.standalone(args[0]));
              StatefulRedisConnection<String, String> connection = witness.connect()) {
             RedisCommands<String, String> commands = connection.sync();
             DistributedLock lock = client.getMultiLock(names);

@@ -2,7 +2,9 @@ package dev.dlock.processes;
 
 import dev.dlock.DistributedLock;
 import dev.dlock.LockClient;
+import dev.dlock.LockKind;
 import dev.dlock.LockObserver;
+import dev.dlock.RedisStore;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -33,16 +35,16 @@ public final class ObservedWorker {
         AtomicInteger ended = new AtomicInteger();
         LockObserver counting = new LockObserver() {
             @Override
-            public void holdStarted(Kind kind, String lockName) {
+            public void holdStarted(LockKind kind, String lockName) {
                 started.incrementAndGet();
             }
 
             @Override
-            public void holdEnded(Kind kind, String lockName, long heldNanos, HoldEnding ending) {
+            public void holdEnded(LockKind kind, String lockName, long heldNanos, HoldEnding ending) {
                 ended.incrementAndGet();
             }
         };
-        try (LockClient client = LockClient.builder().redisUri(args[0]).observer(counting)
+        try (LockClient client = LockClient.builder().store(RedisStore.standalone(args[0])).observer(counting)
                 .slowHoldThreshold(Duration.ofSeconds(10)).slowWaitThreshold(Duration.ofSeconds(10))
                 .captureAcquireSite(true).build()) {
             DistributedLock lock = client.getLock(args[1]);

@@ -3,6 +3,7 @@ package dev.dlock.processes;
 import dev.dlock.LockBackendException;
 import dev.dlock.LockClient;
 import dev.dlock.LockHandle;
+import dev.dlock.RedisStore;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
@@ -57,7 +58,7 @@ public final class PermitHolderWorker {
         for (int attempt = 1; ; attempt++) {
             try {
                 return LockClient.builder()
-                        .redisUri(uri)
+                        .store(RedisStore.standalone(uri))
                         .defaultLease(Duration.ofMillis(leaseMs))
                         .commandTimeout(Duration.ofMillis(leaseMs / 4))
                         .clientName("permit-holder")

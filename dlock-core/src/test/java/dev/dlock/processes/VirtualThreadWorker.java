@@ -2,6 +2,7 @@ package dev.dlock.processes;
 
 import dev.dlock.DistributedLock;
 import dev.dlock.LockClient;
+import dev.dlock.RedisStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -21,7 +22,7 @@ public final class VirtualThreadWorker {
         AtomicInteger overlaps = new AtomicInteger();
         AtomicInteger holds = new AtomicInteger();
         AtomicInteger virtualHolders = new AtomicInteger();
-        try (LockClient client = LockClient.create(args[0])) {
+        try (LockClient client = LockClient.create(RedisStore.standalone(args[0]))) {
             DistributedLock lock = client.getLock(args[1]);
             ExecutorService executor = (ExecutorService) Executors.class
                     .getMethod("newVirtualThreadPerTaskExecutor").invoke(null);

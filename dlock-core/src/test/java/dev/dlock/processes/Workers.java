@@ -2,6 +2,7 @@ package dev.dlock.processes;
 
 import dev.dlock.LockClient;
 import dev.dlock.LockClientBuilder;
+import dev.dlock.RedisStore;
 import io.lettuce.core.api.sync.RedisCommands;
 
 /** What the worker processes share: how they reach the locks' Redis, and the start barrier. */
@@ -18,7 +19,7 @@ final class Workers {
      */
     static LockClientBuilder clientOn(String uris) {
         String[] each = uris.split(",");
-        return each.length > 1 ? LockClient.builder().redlockNodes(each) : LockClient.builder().redisUri(each[0]);
+        return each.length > 1 ? LockClient.builder().store(RedisStore.redlock(each)) : LockClient.builder().store(RedisStore.standalone(each[0]));
     }
 
     /**

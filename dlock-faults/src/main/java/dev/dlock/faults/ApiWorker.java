@@ -6,6 +6,8 @@ import dev.dlock.LockClient;
 import dev.dlock.LockClientBuilder;
 import dev.dlock.LockHandle;
 import dev.dlock.LockLostException;
+import dev.dlock.PostgresStore;
+import dev.dlock.RedisStore;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -29,7 +31,7 @@ import java.util.concurrent.TimeUnit;
  * does not end the hold; dlock saying the hold is gone does. Reports every step to the resource, which records it.
  *
  * <pre>
- * ApiWorker RESOURCE_HOST RESOURCE_PORT PROC LEASE_MS WAIT_MS SEED LOCK[,LOCK...] redis|cluster URI[,URI...]
+ * ApiWorker RESOURCE_HOST RESOURCE_PORT PROC LEASE_MS WAIT_MS SEED LOCK[,LOCK...] redis|cluster|postgres|pgbouncer URI[,URI...]
  * </pre>
  */
 public final class ApiWorker {
@@ -60,7 +62,13 @@ public final class ApiWorker {
         String[] uris = args[7].equals("cluster") ? args[8].split(",") : new String[] {args[8]};
         LockClientBuilder builder = LockClient.builder().defaultLease(lease).clientName(proc)
                 .commandTimeout(lease.dividedBy(4)).outageTolerance(wait);
-        builder = args[7].equals("cluster") ? builder.clusterNodes(uris) : builder.redisUri(uris[0]);
+        builder = switch (args[7]) {
+            case "cluster" -> builder.store(RedisStore.cluster(uris));
+            case "postgres" -> builder.store(PostgresStore.url(uris[0]));
+            // LISTEN does not work through PgBouncer in transaction pooling: told, rather than found out at start
+            case "pgbouncer" -> builder.store(PostgresStore.url(uris[0]).polling(Duration.ofMillis(100)));
+            default -> builder.store(RedisStore.standalone(uris[0]));
+        };
         LockClient client = null;
         try (Socket socket = new Socket(args[0], Integer.parseInt(args[1]))) {
             ApiWorker worker = new ApiWorker(socket, proc);
@@ -96,7 +104,7 @@ public final class ApiWorker {
         String hold = proc + " " + lock.name() + " " + handle.fencingToken();
         // the holder's belief ends when dlock tells it, not when the loop next looks (up to 400 ms later)
         handle.whenLost().thenAcceptAsync(lost -> send("LOST " + hold + " told by whenLost(): " + oneLine(lost)), lossReporter);
-        boolean fenced = !valid(handle, hold) || !send("ACQ " + hold + " " + handle.remainingLease().toMillis()
+        boolean fenced = !valid(handle, hold) || !send("ACQ " + hold + " " + handle.leaseEstimate().toMillis()
                 + " " + System.currentTimeMillis()).equals("OK");
         // a third of the holds are long (several leases' worth of writes), so that a fault finds holders
         // mid-hold; a refused write does not end a hold: only dlock saying the hold is gone does
@@ -112,7 +120,7 @@ public final class ApiWorker {
             String read = send("READ " + hold);
             long value = Long.parseLong(read.substring("VALUE ".length()));
             // the validity is judged again just before the write: the read may have taken a while
-            long validFor = handle.remainingLease().toMillis();
+            long validFor = handle.leaseEstimate().toMillis();
             if (!handle.isValid() || validFor <= 0) {
                 send("LOST " + hold + " told by isValid() before a write");
                 told = true;

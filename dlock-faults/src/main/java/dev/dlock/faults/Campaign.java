@@ -1,6 +1,10 @@
 package dev.dlock.faults;
 
 import dev.dlock.LockClient;
+import dev.dlock.PostgresStore;
+import dev.dlock.RedisStore;
+import dev.dlock.testing.PgBouncer;
+import dev.dlock.testing.PostgresServer;
 import dev.dlock.testing.RedisClusterGroup;
 import dev.dlock.testing.RedisSentinelGroup;
 import dev.dlock.testing.RedisServer;
@@ -17,26 +21,35 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * dlock's fault campaign. Client processes (API JVMs, two of them with a wall clock off and running
  * fast or slow, and {@code dlock exec} loops) take a few locks and do fenced read-modify-writes of a
  * counter per lock on a {@link FencedResource}, which records every step; meanwhile a schedule drawn
- * from the seed injects faults; at the end the {@link Checker} judges the history. Three phases, one
- * per topology: one Redis (with AOF), Sentinel (master, replica, three sentinels), Cluster (three
- * masters, three replicas).
+ * from the seed injects faults; at the end the {@link Checker} judges the history. Over Redis, three
+ * phases, one per topology: one Redis (with AOF), Sentinel (master, replica, three sentinels), Cluster
+ * (three masters, three replicas). Over PostgreSQL, two phases: one server (clients direct and
+ * through PgBouncer in transaction pooling), then a primary and a streaming replica that fail over,
+ * with synchronous replication or without.
  *
  * <pre>
- * java -jar dlock-faults/target/dlock-faults.jar [--duration 15m] [--seed N] [--faults KIND,...] [--report FILE]
+ * java -jar dlock-faults/target/dlock-faults.jar [--store redis|postgres] [--duration 15m] [--seed N] [--faults KIND,...] [--report FILE]
  * </pre>
  *
  * Exits 0 when every property held, 1 with each violation and the history around it printed.
  */
 public final class Campaign {
 
-    /** Every fault kind, in the order of the summary table. */
-    static final List<String> KINDS = List.of("client-kill", "client-stop", "server-kill", "restart-empty",
+    /** The stores a campaign runs over, each in phases of its own. */
+    static final List<String> STORES = List.of("redis", "postgres");
+    /** Every fault kind on Redis, in the order of the summary table. */
+    static final List<String> REDIS_KINDS = List.of("client-kill", "client-stop", "server-kill", "restart-empty",
             "server-stop", "forced-release", "partition", "sentinel-failover", "cluster-failover");
+    /** Every fault kind on PostgreSQL, in the order of the summary table. */
+    static final List<String> POSTGRES_KINDS = List.of("client-kill", "client-stop", "pg-kill", "pg-stop",
+            "pg-restart", "pg-terminate", "forced-release", "bouncer-restart", "pg-sync-failover", "pg-async-failover");
 
     static final long LEASE_MS = 3000;
     static final long WAIT_MS = 3000;
@@ -47,35 +60,48 @@ public final class Campaign {
     private static final double FAST_RATE = 1.5;
     private static final double SLOW_RATE = 0.5;
 
-    record Options(Duration duration, long seed, Set<String> faults, Path report) {
+    record Options(Duration duration, long seed, Set<String> faults, Path report, String store) {
 
         static Options parse(String... args) {
             Duration duration = Duration.ofMinutes(2);
             long seed = System.nanoTime() % 100_000;
-            Set<String> faults = new LinkedHashSet<>(KINDS);
+            Set<String> faults = null;
             Path report = null;
+            String store = "redis";
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
-                    case "--duration" -> duration = dev.dlock.cli.Durations.parse(args[++i]);
+                    case "--duration" -> duration = dev.dlock.cli.common.Durations.parse(args[++i]);
                     case "--seed" -> seed = Long.parseLong(args[++i]);
-                    case "--faults" -> {
-                        faults = new LinkedHashSet<>(List.of(args[++i].split(",")));
-                        for (String kind : faults) {
-                            if (!KINDS.contains(kind)) {
-                                throw new IllegalArgumentException("unknown fault kind '" + kind + "'; known: " + KINDS);
-                            }
+                    case "--faults" -> faults = new LinkedHashSet<>(List.of(args[++i].split(",")));
+                    case "--report" -> report = Path.of(args[++i]);
+                    case "--store" -> {
+                        store = args[++i];
+                        if (!STORES.contains(store)) {
+                            throw new IllegalArgumentException("unknown store '" + store + "'; known: " + STORES);
                         }
                     }
-                    case "--report" -> report = Path.of(args[++i]);
                     default -> throw new IllegalArgumentException("unknown option '" + args[i]
-                            + "'; usage: [--duration 15m] [--seed N] [--faults KIND,...] [--report FILE]");
+                            + "'; usage: [--store redis|postgres] [--duration 15m] [--seed N] [--faults KIND,...] [--report FILE]");
                 }
             }
             if (duration.toSeconds() < 60) {
                 throw new IllegalArgumentException("--duration must be at least 1m, got " + duration);
             }
-            return new Options(duration, seed, faults, report);
+            if (faults == null) {
+                faults = new LinkedHashSet<>(kinds(store));
+            }
+            for (String kind : faults) {
+                if (!kinds(store).contains(kind)) {
+                    throw new IllegalArgumentException("unknown fault kind '" + kind + "' on " + store + "; known: " + kinds(store));
+                }
+            }
+            return new Options(duration, seed, faults, report, store);
         }
+    }
+
+    /** The fault kinds of a store, in the order of the summary table. */
+    static List<String> kinds(String store) {
+        return store.equals("postgres") ? POSTGRES_KINDS : REDIS_KINDS;
     }
 
     /** What a campaign found: the verdict, the summary table, and the notes (kinds skipped and why). */
@@ -93,6 +119,10 @@ public final class Campaign {
     private Optional<NetworkPartition> partition = Optional.empty();
     private Optional<Path> skewedClockLibrary = Optional.empty();
     private final List<Workers> openWorkers = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** The clients with a skewed wall clock, and the phase they ran through; null when clock skew was skipped. */
+    private Summary.SkewedClients skewedClients;
+    /** The clients that poll instead of listening (through PgBouncer), replacements included. */
+    private final Set<String> pollingClients = new java.util.HashSet<>();
 
     private Campaign(Options options) {
         this.options = options;
@@ -161,7 +191,7 @@ public final class Campaign {
         if (skewedClockLibrary.isEmpty()) {
             notes.add(noSkew.toString());
         }
-        if (options.faults().contains("partition")) {
+        if (options.store().equals("redis") && options.faults().contains("partition")) {
             StringBuilder whyNot = new StringBuilder();
             partition = NetworkPartition.create(whyNot);
             if (partition.isEmpty()) {
@@ -169,18 +199,23 @@ public final class Campaign {
             }
         }
         long total = options.duration().toMillis();
-        // one Redis has seven fault kinds, Sentinel and Cluster three each
-        single(total * 3 / 5);
-        sentinel(total / 5);
-        cluster(total - total * 3 / 5 - total / 5);
+        if (options.store().equals("postgres")) {
+            // one PostgreSQL (clients direct and through PgBouncer) has eight fault kinds, the failovers four
+            postgres(total * 2 / 3);
+            postgresFailovers(total - total * 2 / 3);
+        } else {
+            // one Redis has seven fault kinds, Sentinel and Cluster three each
+            single(total * 3 / 5);
+            sentinel(total / 5);
+            cluster(total - total * 3 / 5 - total / 5);
+        }
         long endMs = resource.nowMs();
         Checker checker = new Checker(resource.history(), resource.counters(), leftovers, LIVENESS_BOUND_MS,
-                WAIT_SLACK_MS, LEASE_MS, endMs);
+                WAIT_SLACK_MS, LEASE_MS, endMs).pollingClients(pollingClients);
         Checker.Verdict verdict = checker.check();
         crashed.forEach(crash -> verdict.violations().add(new Checker.Violation("clients", endMs, "-", crash)));
         Files.write(dir.resolve("history.txt"), resource.history().stream().map(Event::toString).toList());
-        String table = Summary.table(options, resource, verdict, endMs, skewedClockLibrary.isEmpty() ? null
-                : List.of(new SkewedClock(null, SKEW_MS, FAST_RATE).label(), new SkewedClock(null, -SKEW_MS, SLOW_RATE).label()));
+        String table = Summary.table(options, resource, verdict, endMs, skewedClients);
         StringBuilder violations = new StringBuilder();
         for (Checker.Violation v : verdict.violations()) {
             violations.append(String.format(Locale.ROOT, "VIOLATION %s at %.3f s: %s%n", v.property(), v.atMs() / 1000.0, v.message()));
@@ -199,7 +234,7 @@ public final class Campaign {
         partition.ifPresent(p -> bind.addAll(List.of("--bind", "127.0.0.1 " + p.redisHostAddress, "--protected-mode", "no")));
         try (RedisServer redis = RedisServer.start(bind.toArray(String[]::new));
              Workers workers = workers();
-             LockClient operator = LockClient.builder().redisUri(redis.uri()).build()) {
+             LockClient operator = LockClient.builder().store(RedisStore.standalone(redis.uri())).build()) {
             List<String> locks = List.of("one-a", "one-b");
             startClients(workers, "one", "redis", redis.uri(), List.of("--redis", redis.uri()), locks, true);
             partition.ifPresent(p -> workers.startApi("one", p.wrapper(), null, p.resourceHostAddress, "redis",
@@ -207,7 +242,8 @@ public final class Campaign {
             List<String> kinds = applicable(List.of("client-kill", "client-stop", "server-kill", "restart-empty",
                     "server-stop", "forced-release", "partition"));
             faults.run(phaseMs, locks, kinds, faults.standard(workers, redis, operator, locks, partition));
-            stopAndCheckLeftovers(workers, List.of(redis));
+            skewedClients(workers, "single-Redis");
+            stopAndCheckLeftovers(workers, () -> redisLeftovers(List.of(redis)));
         }
     }
 
@@ -222,7 +258,7 @@ public final class Campaign {
                 master.kill();
                 group.awaitFailover(Duration.ofSeconds(60));
             }, faults.standard(workers, null, null, locks, Optional.empty())));
-            stopAndCheckLeftovers(workers, List.of(group.master()));
+            stopAndCheckLeftovers(workers, () -> redisLeftovers(List.of(group.master())));
         }
     }
 
@@ -237,10 +273,91 @@ public final class Campaign {
             faults.run(phaseMs, locks, kinds, faults.failoverOnce("cluster-failover", "master :" + master.port(),
                     () -> group.killMasterAndAwaitPromotion(master, Duration.ofSeconds(60)),
                     faults.standard(workers, null, null, locks, Optional.empty())));
-            stopAndCheckLeftovers(workers, group.masters());
+            stopAndCheckLeftovers(workers, () -> redisLeftovers(group.masters()));
         }
     }
 
+    // ---- PostgreSQL phases ----
+
+    /**
+     * One PostgreSQL: two API clients, the two with skewed wall clocks and a {@code dlock exec} loop
+     * connect to it directly, two more API clients through a PgBouncer in transaction pooling (they
+     * poll instead of LISTEN), all on the same locks.
+     */
+    private void postgres(long phaseMs) throws Exception {
+        try (PostgresServer server = PostgresServer.start();
+             PgBouncer bouncer = PgBouncer.start(server, 8);
+             LockClient operator = LockClient.builder().store(PostgresStore.url(server.jdbcUrl())).build();
+             Workers workers = workers()) {
+            List<String> locks = List.of("pg-a", "pg-b");
+            startClients(workers, "pg", "postgres", server.jdbcUrl(), List.of("--postgres", server.jdbcUrl()), locks, true);
+            for (int i = 0; i < 2; i++) {
+                // named bapiN: the clients behind PgBouncer
+                workers.startApi("bouncer", List.of(), null, "127.0.0.1", "pgbouncer", bouncer.jdbcUrl(), locks, LEASE_MS,
+                        WAIT_MS, options.seed());
+            }
+            List<String> kinds = applicable(List.of("client-kill", "client-stop", "pg-kill", "pg-stop", "pg-restart",
+                    "pg-terminate", "forced-release", "bouncer-restart"));
+            faults.run(phaseMs, locks, kinds, faults.postgres(workers, server, bouncer, operator, locks));
+            skewedClients(workers, "single-PostgreSQL");
+            workers.everStarted().stream().map(Workers.Worker::proc).filter(proc -> proc.startsWith("bapi"))
+                    .forEach(pollingClients::add);
+            stopAndCheckLeftovers(workers, () -> postgresLeftovers(server));
+        }
+    }
+
+    /**
+     * A primary and a streaming replica. The clients name both ports in their URL with {@code
+     * targetServerType=primary}, so PgJDBC connects to whichever is the primary. A failover: the
+     * primary is made to replicate synchronously or not (and, synchronously, waits until the replica
+     * has all it wrote), then SIGKILL of the primary and the promotion of the replica. Before the
+     * next one, a new replica of the new primary is made on the old primary's port.
+     */
+    private void postgresFailovers(long phaseMs) throws Exception {
+        PostgresServer first = PostgresServer.start();
+        // the primary, then its replica; every server made is closed at the end
+        List<PostgresServer> pair = new ArrayList<>(List.of(first));
+        List<PostgresServer> made = new ArrayList<>(List.of(first));
+        try (Workers workers = workers()) {
+            pair.add(first.startReplica(true));
+            made.add(pair.get(1));
+            String url = "jdbc:postgresql://127.0.0.1:" + first.port() + ",127.0.0.1:" + pair.get(1).port() + "/"
+                    + PostgresServer.DATABASE + "?user=" + PostgresServer.USER + "&password=" + first.password()
+                    + "&targetServerType=primary";
+            List<String> locks = List.of("fo-a", "fo-b");
+            startClients(workers, "failover", "postgres", url, List.of("--postgres", url), locks, false);
+            List<String> kinds = applicable(List.of("client-kill", "client-stop", "pg-sync-failover", "pg-async-failover"));
+            int[] freedPort = {0};
+            Function<Boolean, FaultSchedule.Action> replicaReady = synchronous -> () -> {
+                if (pair.size() == 1) {
+                    PostgresServer replica = pair.get(0).startReplica(synchronous, freedPort[0]);
+                    made.add(replica);
+                    pair.add(replica);
+                } else {
+                    pair.get(0).replicateSynchronously(synchronous);
+                }
+                if (synchronous) {
+                    pair.get(0).awaitFlushedOn(pair.get(1));
+                }
+            };
+            FaultSchedule.Action failover = () -> {
+                PostgresServer primary = pair.remove(0);
+                primary.kill();
+                freedPort[0] = primary.port();
+                pair.get(0).promote();
+                primary.close();
+            };
+            Supplier<String> target = () -> "primary :" + pair.get(0).port();
+            FaultSchedule.Injector clients = faults.postgres(workers, null, null, null, locks);
+            faults.run(phaseMs, locks, kinds, faults.failoverEach("pg-async-failover", target, replicaReady.apply(false),
+                    failover, faults.failoverEach("pg-sync-failover", target, replicaReady.apply(true), failover, clients)));
+            stopAndCheckLeftovers(workers, () -> postgresLeftovers(pair.get(0)));
+        } finally {
+            made.forEach(PostgresServer::close);
+        }
+    }
+
+    /** Starts a phase's clients: two API clients, the two whose wall clock is skewed if asked, and a loop of {@code dlock exec}. */
     private void startClients(Workers workers, String phase, String topology, String uris, List<String> cliTopology,
                               List<String> locks, boolean skewedClocks) {
         for (int i = 0; i < 2; i++) {
@@ -256,6 +373,13 @@ public final class Campaign {
         workers.startExec(phase, cliTopology, locks, LEASE_MS, WAIT_MS);
     }
 
+    /** Notes for the summary the phase's clients whose wall clock is skewed, those in place of killed ones too. */
+    private void skewedClients(Workers workers, String phase) {
+        if (skewedClockLibrary.isPresent()) {
+            skewedClients = Summary.SkewedClients.of(phase, workers.everStarted());
+        }
+    }
+
     private List<String> applicable(List<String> kinds) {
         return kinds.stream().filter(options.faults()::contains)
                 .filter(kind -> !kind.equals("partition") || partition.isPresent()).toList();
@@ -263,10 +387,11 @@ public final class Campaign {
 
     /**
      * Stops every client (SIGKILL: nothing is released, leases and waiter deadlines must free it all),
-     * then waits up to 15 s for the store to hold nothing but documented bookkeeping: token floors and
-     * client records. What is still there is reported.
+     * then waits up to 15 s for the store to hold nothing but documented bookkeeping (on Redis token
+     * floors and client records; on PostgreSQL rows whose lease or deadline has passed, which are no
+     * holds and are deleted by the next change or sweep). What is still there is reported.
      */
-    private void stopAndCheckLeftovers(Workers workers, List<RedisServer> masters) throws InterruptedException {
+    private void stopAndCheckLeftovers(Workers workers, Supplier<List<String>> leftoversInStore) throws InterruptedException {
         for (Workers.Worker worker : workers.running()) {
             if (!worker.process().isAlive()) {
                 crashed.add(worker.proc() + " exited by itself with " + worker.process().exitValue() + "; its log: "
@@ -278,17 +403,29 @@ public final class Campaign {
         List<String> left;
         do {
             Thread.sleep(500);
-            left = new ArrayList<>();
-            for (RedisServer master : masters) {
-                if (master.isRunning()) {
-                    for (String key : master.keys("dlock:*")) {
-                        if (!key.startsWith("dlock:token-floor") && !key.startsWith("dlock:client:")) {
-                            left.add(key + " on " + master);
-                        }
+            left = leftoversInStore.get();
+        } while (!left.isEmpty() && System.nanoTime() < deadline);
+        leftovers.addAll(left);
+    }
+
+    private static List<String> redisLeftovers(List<RedisServer> masters) {
+        List<String> left = new ArrayList<>();
+        for (RedisServer master : masters) {
+            if (master.isRunning()) {
+                for (String key : master.keys("dlock:*")) {
+                    if (!key.startsWith("dlock:token-floor") && !key.startsWith("dlock:client:")) {
+                        left.add(key + " on " + master);
                     }
                 }
             }
-        } while (!left.isEmpty() && System.nanoTime() < deadline);
-        leftovers.addAll(left);
+        }
+        return left;
+    }
+
+    /** Live holds and waiters on the database's clock: a row whose lease or deadline passed is none. */
+    private static List<String> postgresLeftovers(PostgresServer server) {
+        String rows = server.sql("SELECT 'hold ' || name || ' of ' || owner FROM dlock_hold WHERE lease_end > clock_timestamp()"
+                + " UNION ALL SELECT 'waiter ' || waiter_id || ' on ' || name FROM dlock_waiter WHERE deadline > clock_timestamp()");
+        return rows.isEmpty() ? List.of() : rows.lines().map(row -> row + " on " + server).toList();
     }
 }

@@ -13,7 +13,7 @@ import java.util.Locale;
  * @param lock        the lock's name, or the fault's kind
  * @param token       the holder's fencing token, 0 when none
  * @param validForMs  the holder's own idea of how long its hold is still valid when it sent this
- *                    ({@link LockHandle#remainingLease()}); -1 when the holder cannot know ({@code dlock exec}'s command)
+ *                    ({@link LockHandle#leaseEstimate()}); -1 when the holder cannot know ({@code dlock exec}'s command)
  * @param accepted    an {@code ACQ} or {@code WRITE} the resource accepted (its token not below the highest seen)
  * @param value       READ: the counter read; WRITE: the value the writer read before writing; TIMEOUT/ERROR: ms waited
  * @param detail      free text: the fault's target, a loss's reason, an error's message

@@ -1,6 +1,5 @@
 package dev.dlock.faults;
 
-import static dev.dlock.faults.Campaign.KINDS;
 import static dev.dlock.faults.Campaign.LEASE_MS;
 import static dev.dlock.faults.Campaign.LIVENESS_BOUND_MS;
 import static dev.dlock.faults.Campaign.WAIT_SLACK_MS;
@@ -9,7 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /** The summary table a campaign prints: per fault kind, how often, the slowest recovery, and what went wrong after it. */
@@ -19,10 +18,23 @@ final class Summary {
     }
 
     /**
-     * @param skewed how the two skewed clients' (oapi3, oapi4) wall clocks ran, or null when clock skew was skipped
+     * The clients whose wall clock was skewed (the replacements of killed ones too), each with its
+     * clock as {@link Workers.Worker#clock()} labels it, and the phase they ran through.
+     */
+    record SkewedClients(String phase, List<String> procs, List<String> clocks) {
+
+        static SkewedClients of(String phase, List<Workers.Worker> workers) {
+            List<Workers.Worker> skewed = workers.stream().filter(w -> !w.clock().isEmpty()).toList();
+            return new SkewedClients(phase, skewed.stream().map(Workers.Worker::proc).toList(),
+                    skewed.stream().map(Workers.Worker::clock).toList());
+        }
+    }
+
+    /**
+     * @param skewed the skewed clients, or null when clock skew was skipped
      */
     static String table(Campaign.Options options, FencedResource resource, Checker.Verdict verdict, long endMs,
-                        List<String> skewed) {
+                        SkewedClients skewed) {
         List<Event> history = resource.history();
         Checker checker = new Checker(history, Map.of(), List.of(), LIVENESS_BOUND_MS, WAIT_SLACK_MS, LEASE_MS, endMs);
         List<Checker.Window> windows = checker.windows();
@@ -33,7 +45,7 @@ final class Summary {
                 verdict.holdsPerOutcome()));
         out.append("| fault | injected | slowest recovery (healed -> next accepted write) | violations | documented overlaps |\n");
         out.append("|---|---:|---:|---:|---:|\n");
-        for (String kind : KINDS) {
+        for (String kind : Campaign.kinds(options.store())) {
             List<Checker.Window> ofKind = windows.stream().filter(w -> w.kind().equals(kind)).toList();
             long slowest = -1;
             for (Checker.Window w : ofKind) {
@@ -49,13 +61,21 @@ final class Summary {
             out.append(String.format(Locale.ROOT, "| %s | %s | %s | %d | %d |%n", kind, count,
                     slowest < 0 ? "–" : slowest + " ms", violations, documented));
         }
-        Set<String> procs = history.stream().map(Event::proc).collect(Collectors.toSet());
-        long skewedWrites = history.stream().filter(e -> e.kind().equals("WRITE") && e.accepted()
-                && (e.proc().equals("oapi3") || e.proc().equals("oapi4"))).count();
-        out.append(String.format(Locale.ROOT, "| clock skew (clients oapi3 %s, oapi4 %s, whole single-Redis phase) | %s | – | %d | – |%n",
-                skewed == null ? "-" : skewed.get(0), skewed == null ? "-" : skewed.get(1),
-                skewed != null && procs.contains("oapi3") ? "2 clients, " + skewedWrites + " writes accepted" : "0 (skipped)",
-                verdict.violations().stream().filter(v -> v.message().contains("oapi3") || v.message().contains("oapi4")).count()));
+        if (skewed == null) {
+            out.append("| clock skew | 0 (skipped) | – | 0 | – |\n");
+        } else {
+            List<Pattern> names = skewed.procs().stream().map(proc -> Pattern.compile("\\b" + proc + "\\b")).toList();
+            long skewedWrites = history.stream().filter(e -> e.kind().equals("WRITE") && e.accepted()
+                    && skewed.procs().contains(e.proc())).count();
+            // the first two are the phase's own; any others took the place of killed ones, with their clocks
+            int own = Math.min(2, skewed.procs().size());
+            String clients = String.join(", ", java.util.stream.IntStream.range(0, own)
+                    .mapToObj(i -> skewed.procs().get(i) + " " + skewed.clocks().get(i)).toList())
+                    + (skewed.procs().size() > own ? " and " + (skewed.procs().size() - own) + " in place of killed ones" : "");
+            out.append(String.format(Locale.ROOT, "| clock skew (clients %s, whole %s phase) | %d clients, %d writes accepted | – | %d | – |%n",
+                    clients, skewed.phase(), skewed.procs().size(), skewedWrites, verdict.violations().stream()
+                            .filter(v -> names.stream().anyMatch(name -> name.matcher(v.message()).find())).count()));
+        }
         out.append(String.format(Locale.ROOT, "%nproperties: %s%n", verdict.passed() ? "all held"
                 : verdict.violations().size() + " violations: " + verdict.violations().stream()
                 .collect(Collectors.groupingBy(Checker.Violation::property, LinkedHashMap::new, Collectors.counting()))));

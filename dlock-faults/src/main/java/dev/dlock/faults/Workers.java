@@ -26,6 +26,7 @@ final class Workers implements AutoCloseable {
     private final String resourceHost;
     private final int resourcePort;
     private final List<Worker> running = new CopyOnWriteArrayList<>();
+    private final List<Worker> everStarted = new CopyOnWriteArrayList<>();
     private int started;
 
     Workers(Path dir, String resourceHost, int resourcePort) {
@@ -36,6 +37,11 @@ final class Workers implements AutoCloseable {
 
     List<Worker> running() {
         return running;
+    }
+
+    /** Every client started, killed ones too. */
+    List<Worker> everStarted() {
+        return everStarted;
     }
 
     /**
@@ -98,10 +104,12 @@ final class Workers implements AutoCloseable {
         ProcessBuilder builder = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(log.toFile()).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         builder.environment().remove("REDIS_URL");
+        builder.environment().remove("DLOCK_POSTGRES_URL");
         builder.environment().putAll(env);
         try {
             Worker worker = new Worker(proc, kind, clock, builder.start(), log, replacement);
             running.add(worker);
+            everStarted.add(worker);
             return worker;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + cmd.get(0), e);

@@ -40,14 +40,19 @@ class CheckerTest {
         assertThat(check(Map.of("x", new long[] {2, 2})).violations()).isEmpty();
     }
 
-    @Test
-    void twoHoldsBelievingAtOnceWithAcceptedWritesBreakExclusion() {
+    /** a and b both believe they hold x from 2000 to 2200, each with a write accepted. */
+    private void twoOverlappingHolds() {
         ev(1000, "a", "ACQ", 10, 3000, true, 0);
         ev(1100, "a", "WRITE", 10, 2900, true, 0);
         ev(2000, "b", "ACQ", 11, 3000, true, 0);
         ev(2100, "b", "WRITE", 11, 2900, true, 1);
         ev(2200, "b", "REL", 11, -1, false, 0);
         ev(2300, "a", "REL", 10, -1, false, 0);
+    }
+
+    @Test
+    void twoHoldsBelievingAtOnceWithAcceptedWritesBreakExclusion() {
+        twoOverlappingHolds();
         assertThat(properties(check(Map.of("x", new long[] {2, 2})))).containsExactly("exclusion");
     }
 
@@ -87,6 +92,39 @@ class CheckerTest {
         ev(3000, "c", "ACQ", 12, 3000, true, 0);
         ev(3100, "c", "WRITE", 12, 2900, true, 2);
         assertThat(properties(check(Map.of("x", new long[] {3, 3})))).containsExactly("exclusion");
+    }
+
+    /** Two overlapping holds just after a failover of the given kind (1800 to 1900). */
+    private Checker.Verdict overlapAroundAFailover(String kind) {
+        history.add(new Event(1800, "campaign", "FAULT", kind, 0, -1, false, 0, "primary"));
+        history.add(new Event(1900, "campaign", "HEALED", kind, 0, -1, false, 0, "primary"));
+        twoOverlappingHolds();
+        return check(Map.of("x", new long[] {2, 2}));
+    }
+
+    @Test
+    void anOverlapAcrossAnAsynchronousPostgresFailoverIsADocumentedOne() {
+        Checker.Verdict verdict = overlapAroundAFailover("pg-async-failover");
+        assertThat(verdict.violations()).isEmpty();
+        assertThat(verdict.documented()).extracting(Checker.Violation::property).containsExactly("exclusion");
+    }
+
+    @Test
+    void anOverlapAcrossASynchronousPostgresFailoverIsAViolation() {
+        assertThat(properties(overlapAroundAFailover("pg-sync-failover"))).containsExactly("exclusion");
+    }
+
+    @Test
+    void aPollingHolderForcedOffHearsOfItAtItsNextRenewalAsDocumented() {
+        history.add(new Event(1800, "campaign", "FAULT", "forced-release", 0, -1, false, 0, "x"));
+        history.add(new Event(1810, "campaign", "HEALED", "forced-release", 0, -1, false, 0, "x"));
+        twoOverlappingHolds();
+        Checker.Verdict polling = new Checker(history, Map.of("x", new long[] {2, 2}), List.of(), 20_000, 3000, 3000, 100_000)
+                .pollingClients(java.util.Set.of("a")).check();
+        assertThat(polling.violations()).isEmpty();
+        assertThat(polling.documented()).extracting(Checker.Violation::property).containsExactly("exclusion");
+        // a listening holder is told at once: the same overlap is a violation
+        assertThat(properties(check(Map.of("x", new long[] {2, 2})))).containsExactly("exclusion");
     }
 
     @Test

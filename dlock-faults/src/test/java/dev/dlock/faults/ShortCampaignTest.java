@@ -16,7 +16,7 @@ class ShortCampaignTest {
     @Test
     void everyPropertyHoldsThroughASeededScheduleOfEveryFaultKind() throws Exception {
         Campaign.Result result = Campaign.run(new Campaign.Options(Duration.ofSeconds(95), 20261126,
-                new LinkedHashSet<>(Campaign.KINDS), null));
+                new LinkedHashSet<>(Campaign.REDIS_KINDS), null, "redis"));
         System.out.println(result.table());
         result.notes().forEach(note -> System.out.println("note: " + note));
         assertThat(result.verdict().violations()).as(result.violationsText()).isEmpty();

@@ -1,6 +1,8 @@
 package dev.dlock.micrometer;
 
+import dev.dlock.LockKind;
 import dev.dlock.LockObserver;
+import dev.dlock.RedisStore;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -18,7 +20,7 @@ import java.util.function.Function;
  *
  * <pre>{@code
  * LockClient client = LockClient.builder()
- *         .redisUri("redis://localhost:6379")
+ *         .store(RedisStore.standalone("redis://localhost:6379"))
  *         .observer(DlockMetrics.of(meterRegistry))
  *         .build();
  * }</pre>
@@ -34,12 +36,12 @@ import java.util.function.Function;
  * <tr><td>{@value #RENEWAL_FAILURES}</td><td>counter</td><td></td><td>holds a renewal could not reach (no answer)</td></tr>
  * <tr><td>{@value #RENEWAL_LAG}</td><td>timer</td><td></td><td>how late each watchdog round started</td></tr>
  * <tr><td>{@value #LOSSES}</td><td>counter</td><td>kind, cause</td><td>holds lost</td></tr>
- * <tr><td>{@value #REDIS_CALLS}</td><td>timer</td><td>script, outcome</td><td>each script call (Redlock: per node)</td></tr>
+ * <tr><td>{@value #STORE_CALLS}</td><td>timer</td><td>call, outcome</td><td>each call to the store: a Redis script (Redlock: per node), a PostgreSQL function</td></tr>
  * </table>
  *
  * <p>Tag values are lower case: kind {@code reentrant|fair|read|write}; acquire outcome
  * {@code acquired|busy|timed_out|interrupted|error}; ending {@code released|lost}; cause
- * {@code expired|gone|force_released|backend_unreachable}; Redis call outcome {@code ok|error}.
+ * {@code expired|gone|force_released|backend_unreachable}; store call outcome {@code ok|error}.
  * The lock's name is never a tag unless {@link Builder#lockNameTag(Function)} maps names to a
  * few values, which then tag the acquire, hold and loss meters as {@code lock}. Several clients
  * may share one registry (and one {@code DlockMetrics}): their meters add up, the gauges too.
@@ -66,12 +68,16 @@ public final class DlockMetrics implements LockObserver {
     public static final String RENEWAL_LAG = "dlock.renewal.lag";
     /** Counter of holds lost before their holder released them; tags {@code kind}, {@code cause}. */
     public static final String LOSSES = "dlock.losses";
-    /** Timer of each Redis script call (Redlock: per master); tags {@code script}, {@code outcome}. */
-    public static final String REDIS_CALLS = "dlock.redis.calls";
+    /**
+     * Timer of each call to the store, whatever the store: a Redis script (Redlock: per master), a
+     * PostgreSQL function; tags {@code call} (the script's or function's name: {@code acquire},
+     * {@code release}, ...), {@code outcome}.
+     */
+    public static final String STORE_CALLS = "dlock.store.calls";
     /** The name of the acquisition's {@link Observation}. */
     public static final String ACQUIRE_OBSERVATION = "dlock.acquire";
 
-    static final String[] KINDS = tagValues(Kind.values());
+    static final String[] KINDS = tagValues(LockKind.values());
     static final String[] OUTCOMES = tagValues(AcquireOutcome.values());
     static final String[] ENDINGS = tagValues(HoldEnding.values());
     static final String[] CAUSES = tagValues(LossCause.values());
@@ -87,7 +93,7 @@ public final class DlockMetrics implements LockObserver {
     /** The meters without a lock tag; with one, per tag value in {@link #byLockTag}. */
     private final LockMeters untagged;
     private final ConcurrentHashMap<String, LockMeters> byLockTag = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, Timer[]> redisCalls = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Timer[]> storeCalls = new ConcurrentHashMap<>();
 
     private DlockMetrics(Builder builder) {
         this.registry = builder.registry;
@@ -101,7 +107,7 @@ public final class DlockMetrics implements LockObserver {
                 .description("dlock holds a watchdog renewal could not reach (Redis did not answer)").register(registry);
         this.renewalLag = Timer.builder(RENEWAL_LAG).description("how late each dlock watchdog round started")
                 .publishPercentileHistogram(histograms).register(registry);
-        this.untagged = new LockMeters(registry, Tags.empty(), histograms);
+        this.untagged = new LockMeters(registry, Tags.empty(), histograms, lockNameTag == null);
     }
 
     /**
@@ -130,7 +136,7 @@ public final class DlockMetrics implements LockObserver {
     }
 
     @Override
-    public Object acquireStarted(Kind kind, String lockName) {
+    public Object acquireStarted(LockKind kind, String lockName) {
         if (observations == null) {
             return null;
         }
@@ -146,7 +152,7 @@ public final class DlockMetrics implements LockObserver {
     }
 
     @Override
-    public void acquireFinished(Kind kind, String lockName, AcquireOutcome outcome, long waitNanos, Object started) {
+    public void acquireFinished(LockKind kind, String lockName, AcquireOutcome outcome, long waitNanos, Object started) {
         meters(lockName).acquireWait(kind, outcome).record(waitNanos, TimeUnit.NANOSECONDS);
         if (started instanceof Observation observation) {
             observation.lowCardinalityKeyValue("outcome", OUTCOMES[outcome.ordinal()]).stop();
@@ -154,28 +160,28 @@ public final class DlockMetrics implements LockObserver {
     }
 
     @Override
-    public void waitStarted(Kind kind, String lockName) {
+    public void waitStarted(LockKind kind, String lockName) {
         gauges.waiters.incrementAndGet();
     }
 
     @Override
-    public void waitEnded(Kind kind, String lockName) {
+    public void waitEnded(LockKind kind, String lockName) {
         gauges.waiters.decrementAndGet();
     }
 
     @Override
-    public void holdStarted(Kind kind, String lockName) {
+    public void holdStarted(LockKind kind, String lockName) {
         gauges.held.incrementAndGet();
     }
 
     @Override
-    public void holdEnded(Kind kind, String lockName, long heldNanos, HoldEnding ending) {
+    public void holdEnded(LockKind kind, String lockName, long heldNanos, HoldEnding ending) {
         gauges.held.decrementAndGet();
         meters(lockName).hold(kind, ending).record(heldNanos, TimeUnit.NANOSECONDS);
     }
 
     @Override
-    public void lost(Kind kind, String lockName, LossCause cause) {
+    public void lost(LockKind kind, String lockName, LossCause cause) {
         meters(lockName).loss(kind, cause).increment();
     }
 
@@ -196,14 +202,15 @@ public final class DlockMetrics implements LockObserver {
 
     @Override
     public void scriptCall(String script, long nanos, boolean ok) {
-        Timer[] timers = redisCalls.computeIfAbsent(script, name -> new Timer[] {redisCall(name, "ok"),
-                redisCall(name, "error")});
+        Timer[] timers = storeCalls.computeIfAbsent(script, name -> new Timer[] {storeCall(name, "ok"),
+                storeCall(name, "error")});
         timers[ok ? 0 : 1].record(nanos, TimeUnit.NANOSECONDS);
     }
 
-    private Timer redisCall(String script, String outcome) {
-        return Timer.builder(REDIS_CALLS).description("dlock's Redis script calls, as the client saw them")
-                .tags("script", script, "outcome", outcome).publishPercentileHistogram(histograms).register(registry);
+    private Timer storeCall(String call, String outcome) {
+        return Timer.builder(STORE_CALLS).description("dlock's calls to its store (Redis scripts, PostgreSQL functions), "
+                        + "as the client saw them")
+                .tags("call", call, "outcome", outcome).publishPercentileHistogram(histograms).register(registry);
     }
 
     private String lockTag(String lockName) {
@@ -215,7 +222,7 @@ public final class DlockMetrics implements LockObserver {
         if (lockTag == null) {
             return untagged;
         }
-        return byLockTag.computeIfAbsent(lockTag, tag -> new LockMeters(registry, Tags.of("lock", tag), histograms));
+        return byLockTag.computeIfAbsent(lockTag, tag -> new LockMeters(registry, Tags.of("lock", tag), histograms, true));
     }
 
     private static String[] tagValues(Enum<?>[] values) {
@@ -301,8 +308,12 @@ public final class DlockMetrics implements LockObserver {
         }
 
         /**
-         * Registers the meters that exist from the start (gauges, renewal meters); the others
-         * appear with their first event.
+         * Registers the meters that exist from the start, at zero: the gauges, the renewal meters,
+         * the losses of every kind and cause, and the acquisitions of every kind that timed out or
+         * failed (those alerts read, so that an alert on their increase sees the first event; with
+         * {@link #lockNameTag}, those of each tag value from the first event of that value). The
+         * others appear with their first event; a Redis script's two call timers (ok, error) with
+         * its first call.
          *
          * @return the observer
          */

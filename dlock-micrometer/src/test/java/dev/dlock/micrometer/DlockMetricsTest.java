@@ -8,7 +8,10 @@ import dev.dlock.DistributedLock;
 import dev.dlock.LockClient;
 import dev.dlock.LockClientBuilder;
 import dev.dlock.LockLostException;
+import dev.dlock.PostgresStore;
+import dev.dlock.RedisStore;
 import dev.dlock.testing.RedisServers;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -46,7 +49,7 @@ class DlockMetricsTest {
     }
 
     private LockClient client(UnaryOperator<LockClientBuilder> settings) {
-        LockClient client = settings.apply(LockClient.builder().redisUri(redis.server().uri())).build();
+        LockClient client = settings.apply(LockClient.builder().store(RedisStore.standalone(redis.server().uri()))).build();
         clients.add(client);
         return client;
     }
@@ -69,8 +72,7 @@ class DlockMetricsTest {
     }
 
     private double counter(String name, String... tags) {
-        var counter = registry.find(name).tags(tags).counter();
-        return counter == null ? 0 : counter.count();
+        return registry.find(name).tags(tags).counters().stream().mapToDouble(Counter::count).sum();
     }
 
     @Test
@@ -133,7 +135,7 @@ class DlockMetricsTest {
         await().atMost(AWAIT).until(() -> counter(DlockMetrics.LOSSES, "cause", "force_released") == 1);
         assertThat(gauge(DlockMetrics.LOCKS_HELD)).isZero();
         assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
-        assertThat(registry.find(DlockMetrics.LOSSES).counters()).hasSize(1);
+        assertThat(counter(DlockMetrics.LOSSES)).as("every loss").isEqualTo(1);
         assertThat(counter(DlockMetrics.LOSSES, "kind", "reentrant", "cause", "force_released")).isEqualTo(1);
         assertThat(registry.get(DlockMetrics.HOLD).tags("ending", "lost").timer().count()).isEqualTo(1);
         assertThat(registry.find(DlockMetrics.HOLD).tags("ending", "released").timer()).isNull();
@@ -162,13 +164,47 @@ class DlockMetricsTest {
         lock.unlock();
         // reported when the reply arrives, possibly just after the caller was given it
         await().atMost(AWAIT).until(() -> calls("acquire") == 1 && calls("release") == 1);
-        assertThat(registry.find(DlockMetrics.REDIS_CALLS).tags("outcome", "error").timers())
+        assertThat(registry.find(DlockMetrics.STORE_CALLS).tags("outcome", "error").timers())
                 .isNotEmpty().allMatch(timer -> timer.count() == 0);
     }
 
+    @Test
+    void postgresqlFunctionCallsAreTimedInTheSameMeter() {
+        try (dev.dlock.testing.PostgresServer postgres = dev.dlock.testing.PostgresServer.start();
+                LockClient client = LockClient.builder().store(PostgresStore.url(postgres.jdbcUrl()).polling(Duration.ofMillis(50)))
+                        .observer(DlockMetrics.of(registry)).build()) {
+            DistributedLock lock = client.getLock("pg-calls");
+            lock.lock();
+            lock.unlock();
+            await().atMost(AWAIT).until(() -> calls("acquire") == 1 && calls("release") == 1);
+        }
+    }
+
     private long calls(String script) {
-        Timer timer = registry.find(DlockMetrics.REDIS_CALLS).tags("script", script, "outcome", "ok").timer();
+        Timer timer = registry.find(DlockMetrics.STORE_CALLS).tags("call", script, "outcome", "ok").timer();
         return timer == null ? 0 : timer.count();
+    }
+
+    @Test
+    void theMetersAlertsReadExistAtZeroBeforeTheFirstEvent() {
+        DlockMetrics.of(registry);
+        for (String kind : List.of("reentrant", "fair", "read", "write", "permit")) {
+            for (String cause : List.of("expired", "gone", "force_released", "backend_unreachable")) {
+                assertThat(registry.get(DlockMetrics.LOSSES).tags("kind", kind, "cause", cause).counter().count()).isZero();
+            }
+            for (String outcome : List.of("timed_out", "error")) {
+                assertThat(registry.get(DlockMetrics.ACQUIRE_WAIT).tags("kind", kind, "outcome", outcome).timer().count())
+                        .isZero();
+            }
+        }
+        assertThat(registry.get(DlockMetrics.RENEWAL_FAILURES).counter().count()).isZero();
+        assertThat(registry.get(DlockMetrics.RENEWAL_LAG).timer().count()).isZero();
+        assertThat(registry.get(DlockMetrics.WAITERS).gauge().value()).isZero();
+
+        MeterRegistry tagged = new SimpleMeterRegistry();
+        DlockMetrics.builder(tagged).lockNameTag(name -> "order").build();
+        assertThat(tagged.find(DlockMetrics.LOSSES).meters()).as("no meters without the lock tag beside tagged ones")
+                .isEmpty();
     }
 
     @Test
@@ -184,6 +220,8 @@ class DlockMetricsTest {
                 .isEqualTo(2);
         assertThat(registry.getMeters()).noneMatch(meter -> meter.getId().getTags().stream()
                 .anyMatch(tag -> tag.getValue().startsWith("order:")));
+        assertThat(registry.get(DlockMetrics.LOSSES).tags("lock", "order", "kind", "reentrant", "cause", "gone")
+                .counter().count()).as("at zero from the tag value's first event").isZero();
 
         MeterRegistry plain = new SimpleMeterRegistry();
         DistributedLock lock = client(builder -> builder.observer(DlockMetrics.of(plain))).getLock("order:3");
@@ -193,7 +231,7 @@ class DlockMetricsTest {
         assertThat(plain.getMeters().stream().map(Meter::getId).map(Meter.Id::getName))
                 .contains(DlockMetrics.ACQUIRE_WAIT, DlockMetrics.HOLD, DlockMetrics.LOCKS_HELD, DlockMetrics.WAITERS,
                         DlockMetrics.RENEWALS, DlockMetrics.RENEWAL_FAILURES, DlockMetrics.RENEWAL_LAG,
-                        DlockMetrics.REDIS_CALLS);
+                        DlockMetrics.STORE_CALLS);
     }
 
     @Test

@@ -27,8 +27,8 @@ final class DataRedisAddress implements RedisAddressSource {
             return new RedisAddress(source, null, nodes, List.of());
         }
         if (details.getMasterReplica() != null) {
-            throw new IllegalStateException("Redis master/replica connections (" + source + ") are not supported by"
-                    + " dlock: set dlock.redis-uri to the master, or to its sentinels");
+            throw new StartupRefusal("Redis master/replica connections (" + source + ") are not supported by"
+                    + " dlock", "set dlock.redis.url to the master, or to its sentinels");
         }
         DataRedisConnectionDetails.Sentinel sentinel = details.getSentinel();
         if (sentinel != null) {

@@ -14,6 +14,16 @@ final class DlockFailureAnalyzer extends AbstractFailureAnalyzer<RedisUnreachabl
                 + cause.getCause().getMessage(), cause.action(), cause);
     }
 
+    /** The report of every other refusal of the starter: a bad annotation, property or store. */
+    static final class Refusal extends AbstractFailureAnalyzer<StartupRefusal> {
+        @Override
+        protected FailureAnalysis analyze(Throwable rootFailure, StartupRefusal cause) {
+            String action = cause.action();
+            return new FailureAnalysis(cause.description(),
+                    Character.toUpperCase(action.charAt(0)) + action.substring(1) + ".", cause);
+        }
+    }
+
     /** The report of {@code @WithLock} methods without a {@code LockClient} to lock with. */
     static final class NoLockClient extends AbstractFailureAnalyzer<WithLockClient.NoLockClientException> {
         @Override

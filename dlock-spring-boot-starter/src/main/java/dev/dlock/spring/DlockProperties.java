@@ -8,9 +8,11 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * The {@code dlock.*} properties: the options of {@link LockClientBuilder}, one property each.
- * Every option left unset keeps the builder's default. When none of {@code redis-uri},
- * {@code redlock-nodes} and {@code cluster-nodes} is set, the client connects to the Redis the
- * application's {@code spring.data.redis.*} properties describe.
+ * Every option left unset keeps the builder's default. Options of one store are nested under its
+ * name, as Spring Boot nests its own ({@code dlock.redis.*}, {@code dlock.postgres.*}); the others
+ * are at the top. When none of {@code dlock.redis.url}, {@code dlock.redis.cluster.nodes} and
+ * {@code dlock.redis.redlock.nodes} is set, the client connects to the Redis the application's
+ * {@code spring.data.redis.*} properties describe.
  */
 @ConfigurationProperties(prefix = "dlock")
 public class DlockProperties {
@@ -23,10 +25,31 @@ public class DlockProperties {
     private boolean enabled = true;
 
     /**
-     * Where the locks live: "redis" (the default) or "postgres", which keeps them in the database
-     * of the application's DataSource (spring.datasource.*); see dlock.postgres.*.
+     * Where the locks live: redis (the default; see dlock.redis.*), postgres, which keeps them in the
+     * database of the application's DataSource (spring.datasource.*; see dlock.postgres.*), zookeeper,
+     * which keeps them in the ensemble of dlock.zookeeper.connect-string, or in-memory (this JVM only).
      */
-    private String store = "redis";
+    private Store store = Store.REDIS;
+
+    /**
+     * Where the locks live (dlock.store); bound without regard to case, as Spring binds enums. Constants may be
+     * added in later versions (other stores).
+     */
+    public enum Store {
+        /** Redis (dlock.redis.*, else spring.data.redis.*). */
+        REDIS,
+        /** The database of the application's DataSource (dlock.postgres.*). */
+        POSTGRES,
+        /** The ZooKeeper ensemble of dlock.zookeeper.connect-string. */
+        ZOOKEEPER,
+        /** This JVM only: locks that exclude nothing outside it, for tests and single-instance tools. */
+        IN_MEMORY
+    }
+
+    /**
+     * The Redis store (dlock.store=redis): where Redis is and what it must do for a grant.
+     */
+    private final Redis redis = new Redis();
 
     /**
      * The PostgreSQL store (dlock.store=postgres).
@@ -34,27 +57,9 @@ public class DlockProperties {
     private final Postgres postgres = new Postgres();
 
     /**
-     * The Redis URL, e.g. redis://[user:password@]host:6379/0, rediss://... for TLS, or
-     * redis-sentinel://host:26379,host:26380?sentinelMasterId=NAME (or Lettuce's ...#NAME). Default: the Redis of
-     * spring.data.redis.*, else redis://localhost:6379.
+     * The ZooKeeper store (dlock.store=zookeeper).
      */
-    private String redisUri;
-
-    /**
-     * Redlock: the URLs of at least 3 independent Redis masters; a lock is held on a majority.
-     */
-    private List<String> redlockNodes = new ArrayList<>();
-
-    /**
-     * Redis Cluster: URLs of one or more nodes of the cluster; the others are found through them.
-     */
-    private List<String> clusterNodes = new ArrayList<>();
-
-    /**
-     * Redlock only: how long one node may take to answer. Default: a tenth of each acquisition's
-     * lease, between 50 ms and the command timeout.
-     */
-    private Duration redlockNodeTimeout;
+    private final ZooKeeper zookeeper = new ZooKeeper();
 
     /**
      * Prefix of every key and channel dlock writes; the same in every client that shares locks.
@@ -91,6 +96,22 @@ public class DlockProperties {
     private String clientName;
 
     /**
+     * Logs a WARN when a hold lasts longer than this (and again when it ends). Default: off.
+     */
+    private Duration slowHoldThreshold;
+
+    /**
+     * Logs a WARN when an acquisition waits longer than this (and again when the wait ends). Default: off.
+     */
+    private Duration slowWaitThreshold;
+
+    /**
+     * Records where each lock was acquired, for the slow-hold and slow-wait warnings (a stack walk per
+     * acquisition). Default: false.
+     */
+    private Boolean captureAcquireSite;
+
+    /**
      * Order of the @WithLock advice among the advisors of a bean: lower runs outside.
      * The default runs it outside @Transactional (whose default order is the lowest precedence),
      * so a lock is released only after the transaction committed or rolled back.
@@ -106,9 +127,12 @@ public class DlockProperties {
     private boolean skipOnOutage = true;
 
     /**
-     * Grants count only once this many replicas acknowledged them (WAIT); off by default.
+     * What the startup does on finding a @WithLock method called on "this" from within its own class
+     * (read from the bytecode), a call that bypasses Spring's proxy and so runs without the lock:
+     * "warn" (the default) logs a WARN per call naming caller and callee, "fail" refuses to start,
+     * "ignore" does not look.
      */
-    private final ReplicaAcks replicaAcks = new ReplicaAcks();
+    private SelfInvocation selfInvocation = SelfInvocation.WARN;
 
     /**
      * @return the enabled property
@@ -125,71 +149,26 @@ public class DlockProperties {
     }
 
     /**
-     * @return the redis-uri property
+     * @return the store property
      */
-    public String getStore() {
+    public Store getStore() {
         return store;
     }
 
-    public void setStore(String store) {
+    public void setStore(Store store) {
         this.store = store;
+    }
+
+    public Redis getRedis() {
+        return redis;
     }
 
     public Postgres getPostgres() {
         return postgres;
     }
 
-    public String getRedisUri() {
-        return redisUri;
-    }
-
-    /**
-     * @param redisUri the redis-uri property
-     */
-    public void setRedisUri(String redisUri) {
-        this.redisUri = redisUri;
-    }
-
-    /**
-     * @return the redlock-nodes property
-     */
-    public List<String> getRedlockNodes() {
-        return redlockNodes;
-    }
-
-    /**
-     * @param redlockNodes the redlock-nodes property
-     */
-    public void setRedlockNodes(List<String> redlockNodes) {
-        this.redlockNodes = redlockNodes;
-    }
-
-    /**
-     * @return the cluster-nodes property
-     */
-    public List<String> getClusterNodes() {
-        return clusterNodes;
-    }
-
-    /**
-     * @param clusterNodes the cluster-nodes property
-     */
-    public void setClusterNodes(List<String> clusterNodes) {
-        this.clusterNodes = clusterNodes;
-    }
-
-    /**
-     * @return the redlock-node-timeout property
-     */
-    public Duration getRedlockNodeTimeout() {
-        return redlockNodeTimeout;
-    }
-
-    /**
-     * @param redlockNodeTimeout the redlock-node-timeout property
-     */
-    public void setRedlockNodeTimeout(Duration redlockNodeTimeout) {
-        this.redlockNodeTimeout = redlockNodeTimeout;
+    public ZooKeeper getZookeeper() {
+        return zookeeper;
     }
 
     /**
@@ -277,6 +256,48 @@ public class DlockProperties {
     }
 
     /**
+     * @return the slow-hold-threshold property
+     */
+    public Duration getSlowHoldThreshold() {
+        return slowHoldThreshold;
+    }
+
+    /**
+     * @param slowHoldThreshold the slow-hold-threshold property
+     */
+    public void setSlowHoldThreshold(Duration slowHoldThreshold) {
+        this.slowHoldThreshold = slowHoldThreshold;
+    }
+
+    /**
+     * @return the slow-wait-threshold property
+     */
+    public Duration getSlowWaitThreshold() {
+        return slowWaitThreshold;
+    }
+
+    /**
+     * @param slowWaitThreshold the slow-wait-threshold property
+     */
+    public void setSlowWaitThreshold(Duration slowWaitThreshold) {
+        this.slowWaitThreshold = slowWaitThreshold;
+    }
+
+    /**
+     * @return the capture-acquire-site property
+     */
+    public Boolean getCaptureAcquireSite() {
+        return captureAcquireSite;
+    }
+
+    /**
+     * @param captureAcquireSite the capture-acquire-site property
+     */
+    public void setCaptureAcquireSite(Boolean captureAcquireSite) {
+        this.captureAcquireSite = captureAcquireSite;
+    }
+
+    /**
      * @return the advice-order property
      */
     public int getAdviceOrder() {
@@ -305,13 +326,30 @@ public class DlockProperties {
     }
 
     /**
-     * @return the replica-acks property
+     * @return the self-invocation property
      */
-    public ReplicaAcks getReplicaAcks() {
-        return replicaAcks;
+    public SelfInvocation getSelfInvocation() {
+        return selfInvocation;
     }
 
-    /** The {@code dlock.replica-acks.*} properties: {@link LockClientBuilder#replicaAcks(int, Duration)}. */
+    /**
+     * @param selfInvocation the self-invocation property
+     */
+    public void setSelfInvocation(SelfInvocation selfInvocation) {
+        this.selfInvocation = selfInvocation;
+    }
+
+    /** What the startup does about a {@code @WithLock} method called on {@code this}. Constants may be added in later versions. */
+    public enum SelfInvocation {
+        /** A WARN per call, naming caller and callee. */
+        WARN,
+        /** Refuse to start, naming the calls. */
+        FAIL,
+        /** Do not read the bytecode. */
+        IGNORE
+    }
+
+    /** The {@code dlock.redis.replica-acks.*} properties: {@link dev.dlock.RedisStore#replicaAcks(int, Duration)}. */
     public static class ReplicaAcks {
 
         /**
@@ -353,19 +391,113 @@ public class DlockProperties {
         }
     }
 
+    /** The Redis store's settings, shaped as Spring Boot's {@code spring.data.redis.*}. */
+    public static class Redis {
+
+        /**
+         * The Redis URL, e.g. redis://[user:password@]host:6379/0, rediss://... for TLS, or
+         * redis-sentinel://host:26379,host:26380?sentinelMasterId=NAME (or Lettuce's ...#NAME). Default: the
+         * Redis of spring.data.redis.*, else redis://localhost:6379.
+         */
+        private String url;
+
+        /**
+         * Redis Cluster.
+         */
+        private final Cluster cluster = new Cluster();
+
+        /**
+         * Redlock: independent Redis masters, a lock held on a majority of them.
+         */
+        private final Redlock redlock = new Redlock();
+
+        /**
+         * Grants count only once this many replicas acknowledged them (WAIT); off by default.
+         */
+        private final ReplicaAcks replicaAcks = new ReplicaAcks();
+
+        public String getUrl() {
+            return url;
+        }
+
+        public void setUrl(String url) {
+            this.url = url;
+        }
+
+        public Cluster getCluster() {
+            return cluster;
+        }
+
+        public Redlock getRedlock() {
+            return redlock;
+        }
+
+        public ReplicaAcks getReplicaAcks() {
+            return replicaAcks;
+        }
+
+        /** The {@code dlock.redis.cluster.*} properties. */
+        public static class Cluster {
+
+            /**
+             * Redis Cluster: URLs of one or more nodes of the cluster; the others are found through them.
+             */
+            private List<String> nodes = new ArrayList<>();
+
+            public List<String> getNodes() {
+                return nodes;
+            }
+
+            public void setNodes(List<String> nodes) {
+                this.nodes = nodes;
+            }
+        }
+
+        /** The {@code dlock.redis.redlock.*} properties. */
+        public static class Redlock {
+
+            /**
+             * Redlock: the URLs of at least 3 independent Redis masters; a lock is held on a majority.
+             */
+            private List<String> nodes = new ArrayList<>();
+
+            /**
+             * How long one node may take to answer. Default: a tenth of each acquisition's lease, between
+             * 50 ms and the command timeout.
+             */
+            private Duration nodeTimeout;
+
+            public List<String> getNodes() {
+                return nodes;
+            }
+
+            public void setNodes(List<String> nodes) {
+                this.nodes = nodes;
+            }
+
+            public Duration getNodeTimeout() {
+                return nodeTimeout;
+            }
+
+            public void setNodeTimeout(Duration nodeTimeout) {
+                this.nodeTimeout = nodeTimeout;
+            }
+        }
+    }
+
     /** The PostgreSQL store's settings. */
     public static class Postgres {
 
         /**
          * The schema of dlock's tables and functions. Default "public".
          */
-        private String schema = "public";
+        private String schema;
 
         /**
          * Whether dlock creates its tables and functions on first use. Turn off when your
-         * migrations run dlock's SQL file (dev/dlock/postgres/V1__dlock.sql).
+         * migrations run dlock's SQL files (dev/dlock/postgres/V1__dlock.sql, then V2__dlock.sql, then V3__dlock.sql). Default true.
          */
-        private boolean createSchema = true;
+        private Boolean createSchema;
 
         /**
          * Waiters poll at this interval instead of listening for NOTIFY, as behind PgBouncer in
@@ -381,11 +513,11 @@ public class DlockProperties {
             this.schema = schema;
         }
 
-        public boolean isCreateSchema() {
+        public Boolean getCreateSchema() {
             return createSchema;
         }
 
-        public void setCreateSchema(boolean createSchema) {
+        public void setCreateSchema(Boolean createSchema) {
             this.createSchema = createSchema;
         }
 
@@ -395,6 +527,36 @@ public class DlockProperties {
 
         public void setPolling(Duration polling) {
             this.polling = polling;
+        }
+    }
+
+    /** The ZooKeeper store's settings. */
+    public static class ZooKeeper {
+
+        /**
+         * The ensemble: host:port[,host:port...][/chroot], e.g. zk1:2181,zk2:2181,zk3:2181/app-locks.
+         */
+        private String connectString;
+
+        /**
+         * The session timeout to ask the ensemble for. Unset: the default lease.
+         */
+        private Duration sessionTimeout;
+
+        public String getConnectString() {
+            return connectString;
+        }
+
+        public void setConnectString(String connectString) {
+            this.connectString = connectString;
+        }
+
+        public Duration getSessionTimeout() {
+            return sessionTimeout;
+        }
+
+        public void setSessionTimeout(Duration sessionTimeout) {
+            this.sessionTimeout = sessionTimeout;
         }
     }
 }

@@ -66,7 +66,7 @@ final class LockedMethods {
      */
     String lockName(LockedMethod locked, Object target, Object[] args) {
         if (locked.keyExpression() == null) {
-            return locked.defaultName();
+            return locked.fixedName();
         }
         Object value;
         MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(

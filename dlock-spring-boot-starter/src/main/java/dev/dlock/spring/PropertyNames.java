@@ -12,8 +12,9 @@ import java.util.regex.Pattern;
  * may have set too.
  */
 final class PropertyNames {
-    private static final Pattern OPTION = Pattern.compile("\\b(redisUri|redlockNodes|clusterNodes|redlockNodeTimeout"
-            + "|keyPrefix|defaultLease|commandTimeout|waiterTimeout|outageTolerance|clientName|replicaAcks)\\b");
+    private static final Pattern OPTION = Pattern.compile("\\b(RedisStore\\.standalone|RedisStore\\.redlock|RedisStore\\.cluster|nodeTimeout"
+            + "|keyPrefix|defaultLease|commandTimeout|waiterTimeout|outageTolerance|clientName|replicaAcks"
+            + "|slowHoldThreshold|slowWaitThreshold)\\b");
 
     private PropertyNames() {
     }
@@ -25,18 +26,20 @@ final class PropertyNames {
         Map<String, String> set = new LinkedHashMap<>();
         // no Redis address with dlock.store=postgres
         String source = address == null ? "dlock.store" : address.source();
-        set.put("redisUri", source.startsWith("dlock.") ? "dlock.redis-uri" : source);
-        set.put("redlockNodes", "dlock.redlock-nodes");
-        set.put("clusterNodes", source.startsWith("dlock.") ? "dlock.cluster-nodes" : source);
-        put(set, "redlockNodeTimeout", "dlock.redlock-node-timeout", properties.getRedlockNodeTimeout());
+        set.put("RedisStore.standalone", source.startsWith("dlock.") ? RedisAddress.URL : source);
+        set.put("RedisStore.redlock", RedisAddress.REDLOCK_NODES);
+        set.put("RedisStore.cluster", source.startsWith("dlock.") ? RedisAddress.CLUSTER_NODES : source);
+        put(set, "nodeTimeout", "dlock.redis.redlock.node-timeout", properties.getRedis().getRedlock().getNodeTimeout());
         put(set, "keyPrefix", "dlock.key-prefix", properties.getKeyPrefix());
         put(set, "defaultLease", "dlock.default-lease", properties.getDefaultLease());
         put(set, "commandTimeout", "dlock.command-timeout", properties.getCommandTimeout());
         put(set, "waiterTimeout", "dlock.waiter-timeout", properties.getWaiterTimeout());
         put(set, "outageTolerance", "dlock.outage-tolerance", properties.getOutageTolerance());
         put(set, "clientName", "dlock.client-name", properties.getClientName());
-        if (properties.getReplicaAcks().getReplicas() > 0) {
-            set.put("replicaAcks", "dlock.replica-acks");
+        put(set, "slowHoldThreshold", "dlock.slow-hold-threshold", properties.getSlowHoldThreshold());
+        put(set, "slowWaitThreshold", "dlock.slow-wait-threshold", properties.getSlowWaitThreshold());
+        if (properties.getRedis().getReplicaAcks().getReplicas() > 0) {
+            set.put("replicaAcks", "dlock.redis.replica-acks");
         }
         Matcher options = OPTION.matcher(message);
         StringBuilder named = new StringBuilder();

@@ -2,6 +2,7 @@ package dev.dlock.spring;
 
 import dev.dlock.DistributedLock;
 import dev.dlock.LockBackendException;
+import dev.dlock.LockBusyException;
 import dev.dlock.LockHandle;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -14,7 +15,8 @@ import reactor.core.publisher.Mono;
  * {@link WithLock} on a method returning a {@link Mono} or {@link Flux}: the lock is taken when
  * the returned publisher is subscribed to, held through a {@link LockHandle} (which belongs to no
  * thread) while the method's publisher runs, and released when it completes, fails or is
- * cancelled. Nothing blocks. Loaded only for such methods.
+ * cancelled; a subscription cancelled while it waits for the lock abandons the wait. Nothing
+ * blocks. Loaded only for such methods.
  */
 final class ReactiveLocking {
 
@@ -25,10 +27,14 @@ final class ReactiveLocking {
     static Object locked(MethodInvocation invocation, LockedMethod locked, DistributedLock lock, String name,
                          OutageLog outages) {
         String method = LockedMethod.describe(locked.method());
-        Mono<LockHandle> handle = Mono.defer(() -> Mono.fromFuture(acquire(lock, locked)))
+        Mono<LockHandle> handle = acquire(lock, locked)
                 .onErrorResume(LockBackendException.class, e -> {
-                    if (!locked.skipOnOutage()) {
+                    if (OutageLog.isRefusal(e)) {
                         return Mono.error(e);
+                    }
+                    if (!locked.skipOnOutage()) {
+                        outages.failed(method, name, e);
+                        return Mono.error(WithLockInterceptor.naming(name, e));
                     }
                     outages.skipped(method, name, e);
                     return Mono.empty();
@@ -56,13 +62,31 @@ final class ReactiveLocking {
                 held -> release(held, locked, outages, false));
     }
 
-    private static CompletableFuture<Optional<LockHandle>> acquire(DistributedLock lock, LockedMethod locked) {
-        if (locked.waitTime() == null) {
-            return (locked.leaseTime() == null ? lock.acquireAsync() : lock.acquireAsync(locked.leaseTime()))
-                    .thenApply(Optional::of);
+    /**
+     * The acquisition, started at subscription. A cancelled subscription (a {@code timeout()}
+     * downstream, a client gone) cancels the acquire's own future, which abandons the wait; a
+     * future derived from it ({@code thenApply}) would be cancelled alone while the acquire went on
+     * and took the lock for nobody. A handle that arrives just as the subscription is cancelled
+     * is discarded by Reactor, and given back here.
+     */
+    private static Mono<Optional<LockHandle>> acquire(DistributedLock lock, LockedMethod locked) {
+        return Mono.defer(() -> {
+            if (locked.waitTime() == null) {
+                CompletableFuture<LockHandle> acquiring = locked.leaseTime() == null ? lock.acquireAsync()
+                        : lock.acquireAsync(locked.leaseTime());
+                return Mono.fromFuture(acquiring).map(Optional::of);
+            }
+            return Mono.fromFuture(locked.leaseTime() == null ? lock.tryAcquireAsync(locked.waitTime())
+                    : lock.tryAcquireAsync(locked.waitTime(), locked.leaseTime()));
+        }).doOnDiscard(Object.class, ReactiveLocking::releaseUnwanted);
+    }
+
+    private static void releaseUnwanted(Object discarded) {
+        if (discarded instanceof LockHandle held) {
+            held.releaseAsync();
+        } else if (discarded instanceof Optional<?> acquired && acquired.orElse(null) instanceof LockHandle held) {
+            held.releaseAsync();
         }
-        return locked.leaseTime() == null ? lock.tryAcquireAsync(locked.waitTime())
-                : lock.tryAcquireAsync(locked.waitTime(), locked.leaseTime());
     }
 
     @SuppressWarnings("unchecked")

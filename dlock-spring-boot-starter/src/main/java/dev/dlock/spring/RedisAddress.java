@@ -1,6 +1,7 @@
 package dev.dlock.spring;
 
 import dev.dlock.LockClientBuilder;
+import dev.dlock.RedisStore;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -17,6 +18,10 @@ import org.springframework.core.env.Environment;
  * the class path), with Spring Boot's defaults (localhost:6379).
  */
 record RedisAddress(String source, String redisUri, List<String> clusterNodes, List<String> redlockNodes) {
+    static final String URL = "dlock.redis.url";
+    static final String CLUSTER_NODES = "dlock.redis.cluster.nodes";
+    static final String REDLOCK_NODES = "dlock.redis.redlock.nodes";
+    private static final String ADDRESSES = URL + ", " + CLUSTER_NODES + " and " + REDLOCK_NODES;
 
     static RedisAddress of(DlockProperties dlock, Environment environment) {
         return of(dlock, environment, null);
@@ -27,21 +32,23 @@ record RedisAddress(String source, String redisUri, List<String> clusterNodes, L
      *                  null when there are none
      */
     static RedisAddress of(DlockProperties dlock, Environment environment, Supplier<RedisAddress> dataRedis) {
-        int set = (dlock.getRedisUri() != null ? 1 : 0) + (dlock.getRedlockNodes().isEmpty() ? 0 : 1)
-                + (dlock.getClusterNodes().isEmpty() ? 0 : 1);
+        DlockProperties.Redis redis = dlock.getRedis();
+        List<String> clusterNodes = redis.getCluster().getNodes();
+        List<String> redlockNodes = redis.getRedlock().getNodes();
+        int set = (redis.getUrl() != null ? 1 : 0) + (redlockNodes.isEmpty() ? 0 : 1) + (clusterNodes.isEmpty() ? 0 : 1);
         if (set > 1) {
-            throw new IllegalStateException("set one of dlock.redis-uri, dlock.redlock-nodes and dlock.cluster-nodes, not "
-                    + set + " (redis-uri " + (dlock.getRedisUri() != null ? "set" : "unset") + ", redlock-nodes "
-                    + dlock.getRedlockNodes().size() + ", cluster-nodes " + dlock.getClusterNodes().size() + ")");
+            throw new StartupRefusal(set + " of " + ADDRESSES + " are set (url " + (redis.getUrl() != null ? "set" : "unset")
+                    + ", cluster.nodes " + clusterNodes.size() + ", redlock.nodes " + redlockNodes.size() + ")",
+                    "set one of " + ADDRESSES + ", not " + set);
         }
-        if (dlock.getRedisUri() != null) {
-            return new RedisAddress("dlock.redis-uri", dlock.getRedisUri(), List.of(), List.of());
+        if (redis.getUrl() != null) {
+            return new RedisAddress(URL, redis.getUrl(), List.of(), List.of());
         }
-        if (!dlock.getRedlockNodes().isEmpty()) {
-            return new RedisAddress("dlock.redlock-nodes", null, List.of(), List.copyOf(dlock.getRedlockNodes()));
+        if (!redlockNodes.isEmpty()) {
+            return new RedisAddress(REDLOCK_NODES, null, List.of(), List.copyOf(redlockNodes));
         }
-        if (!dlock.getClusterNodes().isEmpty()) {
-            return new RedisAddress("dlock.cluster-nodes", null, List.copyOf(dlock.getClusterNodes()), List.of());
+        if (!clusterNodes.isEmpty()) {
+            return new RedisAddress(CLUSTER_NODES, null, List.copyOf(clusterNodes), List.of());
         }
         return dataRedis != null ? dataRedis.get() : fromSpringDataRedis(Binder.get(environment));
     }
@@ -67,16 +74,16 @@ record RedisAddress(String source, String redisUri, List<String> clusterNodes, L
             return new RedisAddress("spring.data.redis.cluster.nodes", null, uris, List.of());
         }
         if (!binder.bind("spring.data.redis.masterreplica.nodes", String[].class).map(List::of).orElse(List.of()).isEmpty()) {
-            throw new IllegalStateException("spring.data.redis.masterreplica.nodes is not supported by dlock: set"
-                    + " dlock.redis-uri to the master, or to its sentinels");
+            throw new StartupRefusal("spring.data.redis.masterreplica.nodes is not supported by dlock", "set"
+                    + " dlock.redis.url to the master, or to its sentinels");
         }
         String master = binder.bind("spring.data.redis.sentinel.master", String.class).orElse(null);
         if (master != null && !master.isBlank()) {
             List<String> sentinels = binder.bind("spring.data.redis.sentinel.nodes", String[].class)
                     .map(List::of).orElse(List.of());
             if (sentinels.isEmpty()) {
-                throw new IllegalStateException("spring.data.redis.sentinel.master is '" + master
-                        + "' but spring.data.redis.sentinel.nodes is empty: set the sentinels, or dlock.redis-uri");
+                throw new StartupRefusal("spring.data.redis.sentinel.master is '" + master
+                        + "' but spring.data.redis.sentinel.nodes is empty", "set the sentinels, or dlock.redis.url");
             }
             String uri = sentinelUri(ssl, password, sentinels.stream().map(String::trim).toList(), database, master);
             return new RedisAddress("spring.data.redis.sentinel.*", uri, List.of(), List.of());
@@ -109,13 +116,14 @@ record RedisAddress(String source, String redisUri, List<String> clusterNodes, L
         return URLEncoder.encode(part, StandardCharsets.UTF_8).replace("+", "%20");
     }
 
-    void applyTo(LockClientBuilder builder) {
+    /** The store at this address, without the Redis options of other properties. */
+    RedisStore store() {
         if (redisUri != null) {
-            builder.redisUri(redisUri);
+            return RedisStore.standalone(redisUri);
         } else if (!clusterNodes.isEmpty()) {
-            builder.clusterNodes(clusterNodes.toArray(String[]::new));
+            return RedisStore.cluster(clusterNodes.toArray(String[]::new));
         } else {
-            builder.redlockNodes(redlockNodes.toArray(String[]::new));
+            return RedisStore.redlock(redlockNodes.toArray(String[]::new));
         }
     }
 

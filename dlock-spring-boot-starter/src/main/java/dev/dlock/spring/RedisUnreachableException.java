@@ -26,7 +26,7 @@ final class RedisUnreachableException extends IllegalStateException {
         for (Throwable t = cause; t != null; t = t.getCause()) {
             String message = String.valueOf(t.getMessage());
             if (message.contains("WRONGPASS") || message.contains("NOAUTH") || message.contains("invalid password")) {
-                return "Redis refused the credentials: set the user and password it expects in dlock.redis-uri"
+                return "Redis refused the credentials: set the user and password it expects in dlock.redis.url"
                         + " (redis://user:password@host:port) or in spring.data.redis.username and .password.";
             }
             if (message.contains(" refuses ") && message.contains(", which ")) {
@@ -35,7 +35,7 @@ final class RedisUnreachableException extends IllegalStateException {
                         + " dlock's docs/deployments.md, Least privilege) or use a server that offers it.";
             }
         }
-        return "Start Redis there, or set dlock.redis-uri (or spring.data.redis.*) to a running one.";
+        return "Start Redis there, or set dlock.redis.url (or spring.data.redis.*) to a running one.";
     }
 
     String address() {

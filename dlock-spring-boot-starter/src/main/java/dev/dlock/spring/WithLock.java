@@ -1,5 +1,7 @@
 package dev.dlock.spring;
 
+import dev.dlock.LockBusyException;
+import dev.dlock.LockKind;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
@@ -23,7 +25,8 @@ import java.lang.annotation.Target;
  *
  * <h2>When the lock is busy</h2>
  * The call waits up to {@link #waitTime()} (by default without bound, as {@code synchronized}
- * does); if the lock is still held by someone else then, {@link #onBusy()} decides:
+ * does, but not at all for {@code onBusy = SKIP}); if the lock is still held by someone else
+ * then, {@link #onBusy()} decides:
  * {@link OnBusy#THROW} throws {@link LockBusyException}, {@link OnBusy#SKIP} returns without
  * calling the method. Redis failing is never "busy": {@link #onOutage()} decides, by default
  * {@link dev.dlock.LockBackendException} for request methods and a quiet skip (one WARN per
@@ -38,8 +41,10 @@ import java.lang.annotation.Target;
  *
  * <h2>Where it applies</h2>
  * On public, protected and package-private methods of Spring beans called through the bean (a
- * proxy), not on calls from within the same object. A private, static or final annotated method,
- * which the proxy would never see, fails the startup. Without a {@code LockClient} bean to lock
+ * proxy), not on calls from within the same object: the startup reads the bean's bytecode and logs
+ * a WARN for each call on {@code this} to an annotated method ({@code dlock.self-invocation=fail}
+ * refuses to start instead). A private, static or final annotated method, which the proxy would
+ * never see, fails the startup. Without a {@code LockClient} bean to lock
  * with, an annotated method fails the startup (or, in a bean created later, every call): it never
  * runs unlocked.
  *
@@ -57,10 +62,12 @@ public @interface WithLock {
      * SpEL expression giving the lock's name, evaluated against the method's arguments:
      * {@code #name} (when compiled with {@code -parameters}, as Spring Boot's build plugins do),
      * {@code #p0} / {@code #a0} by position, {@code #root.method}, {@code #root.target}, and
-     * {@code @bean} references. A literal name is {@code "'nightly-report'"}. Empty (the
-     * default): the declaring class's full name, a dot and the method's name, e.g.
-     * {@code com.example.Reports.nightly}. The expression is parsed when the bean is created, so
-     * a malformed one, or one naming a {@code #variable} that is no parameter, fails the startup;
+     * {@code @bean} references. A fixed name is {@link #name()} (or the quoted literal
+     * {@code "'nightly-report'"}). Empty, with no {@code name} either (the default): the declaring
+     * class's full name, a dot and the method's name, e.g. {@code com.example.Reports.nightly}.
+     * The expression is parsed when the bean is created, so a malformed one, one naming a
+     * {@code #variable} that is no parameter, or one reading a word the call does not have (a name
+     * left unquoted, {@code "nightly-report"}, which SpEL reads as two properties) fails the startup;
      * an expression that yields null, or a name built from a null value ({@code "acct:null"}), or
      * that fails when evaluated, throws {@link IllegalArgumentException} naming the method and
      * the expression.
@@ -70,9 +77,21 @@ public @interface WithLock {
     String key() default "";
 
     /**
+     * The lock's name as written, not an expression: {@code "nightly-report"}, or with
+     * {@code ${property}} placeholders, {@code "${spring.application.name}:nightly-report"},
+     * resolved when the bean is created (a placeholder no property resolves fails the startup).
+     * Empty (the default): {@link #key()} decides. Setting both fails the startup.
+     *
+     * @return the fixed name
+     */
+    String name() default "";
+
+    /**
      * How long to wait for the lock: a duration such as {@code "5s"}, {@code "500ms"},
      * {@code "PT1M"} or a {@code ${property}}; {@code "0"} for one attempt. Empty (the default):
-     * wait without bound, riding through Redis outages up to the client's outage tolerance.
+     * with {@code onBusy = SKIP}, one attempt, as {@code "0"}: a job that another host is running
+     * is skipped at once, not run after it; otherwise wait without bound, riding through Redis
+     * outages up to the client's outage tolerance.
      *
      * @return the wait time
      */
@@ -101,12 +120,13 @@ public @interface WithLock {
     String holdAtLeast() default "";
 
     /**
-     * Which lock of the name: the plain reentrant lock, the fair lock, or either side of the
-     * read-write lock.
+     * Which lock of the name: {@link LockKind#REENTRANT} (the default), {@link LockKind#FAIR}, or either
+     * side of the read-write lock ({@link LockKind#READ}, {@link LockKind#WRITE}). {@link LockKind#PERMIT}
+     * is refused at startup: a semaphore needs a permit count.
      *
      * @return the lock kind
      */
-    Kind kind() default Kind.PLAIN;
+    LockKind kind() default LockKind.REENTRANT;
 
     /**
      * What happens when the wait ends with the lock still held elsewhere.
@@ -124,19 +144,7 @@ public @interface WithLock {
      */
     OnOutage onOutage() default OnOutage.DEFAULT;
 
-    /** Which lock of a name the method holds. */
-    enum Kind {
-        /** {@link dev.dlock.LockClient#getLock(String)}: reentrant, not fair. */
-        PLAIN,
-        /** {@link dev.dlock.LockClient#getFairLock(String)}: granted in request order. */
-        FAIR,
-        /** The shared side of {@link dev.dlock.LockClient#getReadWriteLock(String)}. */
-        READ,
-        /** The exclusive side of {@link dev.dlock.LockClient#getReadWriteLock(String)}. */
-        WRITE
-    }
-
-    /** What a call does when Redis fails while it takes the lock. */
+    /** What a call does when Redis fails while it takes the lock. Constants may be added in later versions. */
     enum OnOutage {
         /**
          * For {@code onBusy = SKIP} methods (scheduled jobs): the {@code dlock.skip-on-outage}
@@ -144,7 +152,11 @@ public @interface WithLock {
          * {@link #THROW}.
          */
         DEFAULT,
-        /** Throw {@link dev.dlock.LockBackendException}: the caller sees that Redis failed. */
+        /**
+         * Throw {@link dev.dlock.LockBackendException}: the caller sees that Redis failed (a web
+         * request answers {@code 503}); the log gets one WARN per outage and a count when Redis
+         * answers again, as for {@link #SKIP}.
+         */
         THROW,
         /**
          * Return without calling the method, as {@link OnBusy#SKIP} does on a busy lock; the log
@@ -154,14 +166,15 @@ public @interface WithLock {
         SKIP
     }
 
-    /** What a call does when the lock stays busy for the whole wait. */
+    /** What a call does when the lock stays busy for the whole wait. Constants may be added in later versions. */
     enum OnBusy {
         /** Throw {@link LockBusyException} naming the lock and the wait. */
         THROW,
         /**
          * Return without calling the method: {@code null}, or {@code Optional.empty()} for a
          * method returning {@code Optional}; a method returning a primitive is refused at
-         * startup. For {@code @Scheduled} jobs that must run on one host at a time.
+         * startup. For {@code @Scheduled} jobs that must run on one host at a time. Without a
+         * {@link #waitTime()}, the call makes one attempt and does not wait.
          */
         SKIP
     }

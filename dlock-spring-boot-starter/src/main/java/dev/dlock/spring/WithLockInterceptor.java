@@ -2,9 +2,13 @@ package dev.dlock.spring;
 
 import dev.dlock.DistributedLock;
 import dev.dlock.LockBackendException;
+import dev.dlock.LockBusyException;
 import dev.dlock.LockClient;
+import dev.dlock.LockInterruptedException;
+import dev.dlock.LockKind;
 import dev.dlock.LockLostException;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -40,21 +44,25 @@ final class WithLockInterceptor implements MethodInterceptor {
         if (locked.reactive()) {
             return ReactiveLocking.locked(invocation, locked, lock, name, outages);
         }
-        Acquired acquired;
+        boolean acquired;
         try {
             acquired = acquire(lock, locked);
+        } catch (InterruptedException e) {
+            throw interrupted(locked, name, e);
         } catch (LockBackendException e) {
+            if (OutageLog.isRefusal(e)) {
+                throw e;   // a refusal (bad credentials, no schema) is no outage: never skipped, never a 503
+            }
             if (!locked.skipOnOutage()) {
-                throw e;
+                outages.failed(method, name, e);
+                throw naming(name, e);
             }
             outages.skipped(method, name, e);
             return locked.skippedResult();
         }
         outages.answered();
-        if (acquired != Acquired.HELD) {
-            return busy(locked, name, acquired == Acquired.INTERRUPTED
-                    ? "interrupted while waiting up to " + locked.waitTime() + " for lock '" + name + "'"
-                    : "lock '" + name + "' stayed busy for " + waitText(locked.waitTime()));
+        if (!acquired) {
+            return busy(locked, name, "lock '" + name + "' stayed busy for " + waitText(locked.waitTime()));
         }
         Object result;
         try {
@@ -67,36 +75,57 @@ final class WithLockInterceptor implements MethodInterceptor {
         return result;
     }
 
-    private static DistributedLock lockOf(LockClient locks, WithLock.Kind kind, String name) {
+    /**
+     * The failure with the lock's name, which the web answer shows: some failures of an acquire
+     * (the wait ending in an outage) carry none, and the call knows it.
+     */
+    static LockBackendException naming(String name, LockBackendException failure) {
+        return failure.lockName().isPresent() ? failure
+                : new LockBackendException(failure.getMessage(), failure, name, failure.nodeErrors());
+    }
+
+    private static DistributedLock lockOf(LockClient locks, LockKind kind, String name) {
         return switch (kind) {
-            case PLAIN -> locks.getLock(name);
+            case REENTRANT -> locks.getLock(name);
             case FAIR -> locks.getFairLock(name);
             case READ -> locks.getReadWriteLock(name).readLock();
             case WRITE -> locks.getReadWriteLock(name).writeLock();
+            case PERMIT -> throw new IllegalStateException("kind PERMIT is refused when the method is parsed");
         };
     }
 
-    private enum Acquired { HELD, BUSY, INTERRUPTED }
-
-    /** @throws LockBackendException Redis failed: the lock's state is unknown, which is not "busy" */
-    private static Acquired acquire(DistributedLock lock, LockedMethod locked) {
+    /**
+     * @return whether the lock is held; false: busy for the whole wait
+     * @throws LockBackendException Redis failed: the lock's state is unknown, which is not "busy"
+     * @throws InterruptedException the wait was interrupted
+     */
+    private static boolean acquire(DistributedLock lock, LockedMethod locked) throws InterruptedException {
         if (locked.waitTime() == null) {
             if (locked.leaseTime() == null) {
                 lock.lock();
             } else {
                 lock.lock(locked.leaseTime());
             }
-            return Acquired.HELD;
+            return true;
         }
-        try {
-            boolean acquired = locked.leaseTime() == null
-                    ? lock.tryLock(locked.waitTime().toNanos(), TimeUnit.NANOSECONDS)
-                    : lock.tryLock(locked.waitTime(), locked.leaseTime());
-            return acquired ? Acquired.HELD : Acquired.BUSY;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return Acquired.INTERRUPTED;
+        return locked.leaseTime() == null ? lock.tryLock(locked.waitTime().toNanos(), TimeUnit.NANOSECONDS)
+                : lock.tryLock(locked.waitTime(), locked.leaseTime());
+    }
+
+    /**
+     * An interrupted wait is an interrupt, whatever {@code onBusy} says (not "busy", not skipped): the
+     * {@link InterruptedException} itself when the method declares it, else the interrupt flag set again
+     * and {@link LockInterruptedException}.
+     */
+    private static Exception interrupted(LockedMethod locked, String name, InterruptedException interrupt) {
+        boolean declared = Arrays.stream(locked.method().getExceptionTypes())
+                .anyMatch(type -> type.isAssignableFrom(InterruptedException.class));
+        if (declared) {
+            return interrupt;
         }
+        Thread.currentThread().interrupt();
+        return new LockInterruptedException("interrupted while waiting up to " + locked.waitTime() + " for lock '"
+                + name + "'; " + LockedMethod.describe(locked.method()) + " not called", interrupt);
     }
 
     /** What a busy call returns: the skipped result, or LockBusyException. */

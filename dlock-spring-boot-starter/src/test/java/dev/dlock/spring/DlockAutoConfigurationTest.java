@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.dlock.DistributedLock;
 import dev.dlock.LockClient;
+import dev.dlock.RedisStore;
 import dev.dlock.spring.integration.DlockIntegrationAutoConfiguration;
 import dev.dlock.spring.integration.DlockLockRegistry;
 import dev.dlock.testing.RedisServer;
@@ -124,7 +125,7 @@ class DlockAutoConfigurationTest {
     @Test
     void dlockPropertiesOverrideSpringDataRedis() {
         runner.withPropertyValues(springDataRedis(appRedis))
-                .withPropertyValues("dlock.redis-uri=" + otherRedis.uri(), "dlock.key-prefix=billing:",
+                .withPropertyValues("dlock.redis.url=" + otherRedis.uri(), "dlock.key-prefix=billing:",
                         "dlock.client-name=billing-service", "dlock.default-lease=20s", "dlock.command-timeout=2s")
                 .run(context -> {
                     DistributedLock lock = context.getBean(LockClient.class).getLock("invoice:7");
@@ -174,7 +175,7 @@ class DlockAutoConfigurationTest {
 
     @Test
     void springBootReportsTheUnreachableRedisWithTheAction() {
-        RedisUnreachableException failure = new RedisUnreachableException("redis://127.0.0.1:1 (from dlock.redis-uri)",
+        RedisUnreachableException failure = new RedisUnreachableException("redis://127.0.0.1:1 (from dlock.redis.url)",
                 new dev.dlock.LockBackendException("connection refused"));
         // the analyzers that need no context (others fail to instantiate here and are left out)
         assertThat(SpringFactoriesLoader.forDefaultResourceLocation(getClass().getClassLoader()).load(FailureAnalyzer.class,
@@ -183,11 +184,11 @@ class DlockAutoConfigurationTest {
                     FailureAnalysis analysis = analyzer.analyze(new IllegalStateException("context failed", failure));
                     assertThat(analysis).isNotNull();
                     assertThat(analysis.getDescription())
-                            .isEqualTo("dlock could not connect to Redis at redis://127.0.0.1:1 (from dlock.redis-uri): connection refused");
-                    assertThat(analysis.getAction()).contains("dlock.redis-uri").contains("Start Redis there")
+                            .isEqualTo("dlock could not connect to Redis at redis://127.0.0.1:1 (from dlock.redis.url): connection refused");
+                    assertThat(analysis.getAction()).contains("dlock.redis.url").contains("Start Redis there")
                             .as("no setting that turns locking off").doesNotContain("dlock.enabled");
                 });
-        RedisUnreachableException refused = new RedisUnreachableException("redis://127.0.0.1:1 (from dlock.redis-uri)",
+        RedisUnreachableException refused = new RedisUnreachableException("redis://127.0.0.1:1 (from dlock.redis.url)",
                 new dev.dlock.LockBackendException("authentication failed", new IllegalStateException(
                         "WRONGPASS invalid username-password pair or user is disabled.")));
         assertThat(new DlockFailureAnalyzer().analyze(refused).getAction())
@@ -243,9 +244,71 @@ class DlockAutoConfigurationTest {
 
     @Test
     void twoAddressSettingsAreRefused() {
-        runner.withPropertyValues("dlock.redis-uri=" + appRedis.uri(), "dlock.cluster-nodes=" + otherRedis.uri())
+        runner.withPropertyValues("dlock.redis.url=" + appRedis.uri(), "dlock.redis.cluster.nodes=" + otherRedis.uri())
                 .run(context -> assertThat(context.getStartupFailure())
-                        .hasStackTraceContaining("set one of dlock.redis-uri, dlock.redlock-nodes and dlock.cluster-nodes"));
+                        .hasStackTraceContaining("set one of dlock.redis.url, dlock.redis.cluster.nodes and dlock.redis.redlock.nodes"));
+    }
+
+    @Test
+    void aCustomizersOptionWinsOverItsProperty() {
+        LockClientBuilderCustomizer customizer = builder -> builder.keyPrefix("custom:").store(RedisStore.standalone(otherRedis.uri()));
+        runner.withPropertyValues("dlock.redis.url=" + appRedis.uri(), "dlock.key-prefix=billing:",
+                        "dlock.client-name=billing-service")
+                .withBean(LockClientBuilderCustomizer.class, () -> customizer).run(context -> {
+                    DistributedLock lock = context.getBean(LockClient.class).getLock("invoice:8");
+                    lock.lock();
+                    try {
+                        assertThat(otherRedis.keys("*")).contains("custom:{invoice:8}");
+                        assertThat(appRedis.keys("*")).isEmpty();
+                        // a property no customizer set still applies
+                        assertThat(lock.info().holder()).get().extracting(h -> h.clientName()).isEqualTo("billing-service");
+                    } finally {
+                        lock.unlock();
+                    }
+                });
+    }
+
+    @Test
+    void theRedisPropertiesAreNestedAsSpringBootsOwn() {
+        runner.withPropertyValues(springDataRedis(appRedis)).withPropertyValues(
+                        "dlock.redis.cluster.nodes=" + otherRedis.uri(), "dlock.redis.url=" + otherRedis.uri())
+                .run(context -> assertThat(context.getStartupFailure()).hasStackTraceContaining(
+                        "2 of dlock.redis.url, dlock.redis.cluster.nodes and dlock.redis.redlock.nodes are set"));
+        runner.withPropertyValues("dlock.redis.url=" + appRedis.uri(), "dlock.redis.replica-acks.replicas=1",
+                        "dlock.redis.replica-acks.timeout=5s")
+                .run(context -> assertThat(context.getStartupFailure()).hasStackTraceContaining(
+                        "dlock.redis.replica-acks (replicaAcks) timeout PT5S must be shorter than commandTimeout"));
+    }
+
+    @Test
+    void aRetiredRedisPropertyFailsTheStartupNamingItsNewName() {
+        runner.withPropertyValues(springDataRedis(appRedis)).withPropertyValues("dlock.redis-uri=" + otherRedis.uri())
+                .run(context -> assertThat(context.getStartupFailure()).hasStackTraceContaining(
+                        "dlock.redis-uri is no longer read").hasStackTraceContaining("rename dlock.redis-uri to dlock.redis.url"));
+        runner.withPropertyValues(springDataRedis(appRedis)).withPropertyValues("dlock.redlock-nodes[0]=" + otherRedis.uri(),
+                        "dlock.replica-acks.replicas=1")
+                .run(context -> assertThat(context.getStartupFailure()).hasStackTraceContaining(
+                        "rename dlock.redlock-nodes to dlock.redis.redlock.nodes, rename dlock.replica-acks to dlock.redis.replica-acks"));
+    }
+
+    @Test
+    void inMemoryStoreNeedsNoRedisAndRefusesARedisAddress() {
+        runner.withPropertyValues("dlock.store=in-memory", "spring.data.redis.port=1", "dlock.slow-hold-threshold=1m",
+                "dlock.capture-acquire-site=true").run(context -> {
+                    DistributedLock lock = context.getBean(LockClient.class).getLock("local");
+                    assertThat(lock.tryLock()).isTrue();
+                    lock.unlock();
+                });
+        runner.withPropertyValues("dlock.store=in-memory", "dlock.redis.url=" + appRedis.uri())
+                .run(context -> assertThat(context.getStartupFailure()).hasStackTraceContaining(
+                        "dlock.store=in-memory keeps the locks in this JVM, and dlock.redis.url is set too"));
+    }
+
+    @Test
+    void slowLockThresholdsAreProperties() {
+        runner.withPropertyValues(springDataRedis(appRedis)).withPropertyValues("dlock.slow-wait-threshold=0s")
+                .run(context -> assertThat(context.getStartupFailure()).hasStackTraceContaining(
+                        "dlock.slow-wait-threshold (slowWaitThreshold)"));
     }
 
     @Test
@@ -260,10 +323,14 @@ class DlockAutoConfigurationTest {
         });
     }
 
-    /** Threads of dlock and of the Lettuce resources it created. */
+    /**
+     * Threads of dlock and of the Lettuce resources it created; not the callback pool, which every
+     * client of the JVM shares (its idle threads end after a minute, on JDKs without virtual threads).
+     */
     static Set<String> clientThreads() {
         return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
-                .filter(name -> name.startsWith("dlock") || name.startsWith("lettuce")).collect(Collectors.toSet());
+                .filter(name -> name.startsWith("dlock") || name.startsWith("lettuce"))
+                .filter(name -> !name.startsWith("dlock-callback")).collect(Collectors.toSet());
     }
 
     @Test

@@ -1,12 +1,19 @@
 package dev.dlock.spring;
 
+import dev.dlock.LockBusyException;
 import static dev.dlock.spring.WithLock.OnBusy.SKIP;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.dlock.DistributedLock;
 import dev.dlock.LockClient;
+import dev.dlock.LockHandle;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -61,6 +68,28 @@ class ReactiveWithLockTest {
         assertThat(there.refreshedWithoutLock()).isZero();
     }
 
+    @Test
+    void aSubscriptionCancelledWhileItWaitsLeavesTheLockFreeOnceTheHolderReleases() throws Exception {
+        Rates here = apps.first().getBean(Rates.class);
+        DistributedLock lock = apps.second().getBean(LockClient.class).getLock("rates:chf");
+        LockHandle holder = lock.acquireAsync().get(30, TimeUnit.SECONDS);
+        try {
+            // a timeout() downstream cancels the subscription while the call waits for the busy lock
+            assertThat(here.refreshWithoutBound("chf").timeout(Duration.ofMillis(300))
+                    .onErrorResume(TimeoutException.class, e -> Mono.just(false)).block(BLOCK)).isFalse();
+            assertThat(here.refresh("chf").timeout(Duration.ofMillis(300))
+                    .onErrorResume(TimeoutException.class, e -> Mono.just(false)).block(BLOCK)).isFalse();
+            Awaitility.await("the abandoned waiters gone").atMost(BLOCK)
+                    .until(() -> lock.info().waitingClients() == 0);
+        } finally {
+            holder.release();
+        }
+        Optional<LockHandle> next = lock.tryAcquireAsync(Duration.ofSeconds(5)).get(30, TimeUnit.SECONDS);
+        assertThat(next).as("the lock free for others once its holder released it").isPresent();
+        next.get().release();
+        assertThat(apps.redis().keys("dlock:{rates:chf}")).isEmpty();
+    }
+
     static class Rates {
         private final LockClient client;
         private int refreshedWithoutLock;
@@ -76,6 +105,11 @@ class ReactiveWithLockTest {
         @WithLock(key = "'rates:' + #currency", waitTime = "5s")
         public Mono<Boolean> refresh(String currency) {
             return Mono.delay(Duration.ofMillis(100)).map(tick -> client.getLock("rates:" + currency).isLocked());
+        }
+
+        @WithLock(key = "'rates:' + #currency")
+        public Mono<Boolean> refreshWithoutBound(String currency) {
+            return Mono.fromCallable(() -> ++refreshedWithoutLock > 0);
         }
 
         @WithLock(key = "'rates:' + #currency", waitTime = "5s")

@@ -43,11 +43,11 @@ class RedisAddressTest {
     @Test
     void lettucesSentinelFormInTheRedisUriIsTaken() {
         DlockProperties dlock = new DlockProperties();
-        dlock.setRedisUri("redis-sentinel://secret@h1:26379,h2:26379#mymaster");
+        dlock.getRedis().setUrl("redis-sentinel://secret@h1:26379,h2:26379#mymaster");
         RedisAddress address = RedisAddress.of(dlock, new MockEnvironment());
-        // the builder checks the URL as it is set: Lettuce's form, the master named in the fragment, passes
-        address.applyTo(LockClient.builder());
-        assertThat(address.describe()).isEqualTo("redis-sentinel://h1:26379,h2:26379#mymaster (from dlock.redis-uri)");
+        // RedisStore checks the URL as it is made: Lettuce's form, the master named in the fragment, passes
+        address.store();
+        assertThat(address.describe()).isEqualTo("redis-sentinel://h1:26379,h2:26379#mymaster (from dlock.redis.url)");
     }
 
     @Test
@@ -66,7 +66,7 @@ class RedisAddressTest {
     @Test
     void dlockRedisUriWinsOverSpringDataRedis() {
         DlockProperties dlock = new DlockProperties();
-        dlock.setRedisUri("redis://locks:6379");
+        dlock.getRedis().setUrl("redis://locks:6379");
         MockEnvironment environment = new MockEnvironment().withProperty("spring.data.redis.host", "cache");
         assertThat(RedisAddress.of(dlock, environment).redisUri()).isEqualTo("redis://locks:6379");
     }

@@ -1,7 +1,9 @@
 package dev.dlock.spring;
 
-import static dev.dlock.spring.WithLock.Kind.READ;
-import static dev.dlock.spring.WithLock.Kind.WRITE;
+import dev.dlock.LockBusyException;
+import dev.dlock.LockInterruptedException;
+import static dev.dlock.LockKind.READ;
+import static dev.dlock.LockKind.WRITE;
 import static dev.dlock.spring.WithLock.OnBusy.SKIP;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -93,6 +95,24 @@ class WithLockAnnotationTest {
     }
 
     @Test
+    void skipWithoutAWaitTimeSkipsAtOnceInsteadOfWaitingForTheHolder() throws Exception {
+        CountDownLatch release = holdInFirst("k");
+        try {
+            Future<String> skipped = executor.submit(() -> secondJobs.skipWithoutWait("k"));
+            // a wait without bound would still be waiting for the holder, who keeps the lock until released
+            assertThat(skipped.get(30, TimeUnit.SECONDS)).isNull();
+            assertThat(secondJobs.calls()).isZero();
+        } finally {
+            release.countDown();
+        }
+    }
+
+    @Test
+    void aFixedNameTakesPlaceholdersResolvedAtStartup() {
+        assertThat(firstJobs.fixedName()).isTrue();
+    }
+
+    @Test
     void aWaiterGetsInOnceTheHolderLeftAndNotBefore() throws Exception {
         CountDownLatch release = holdInFirst("w");
         Future<Integer> waiter = executor.submit(() -> secondJobs.insideWhenEntering("w"));
@@ -108,6 +128,28 @@ class WithLockAnnotationTest {
                 .hasMessageContaining("the whole waitTime of 300 ms");
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
         release.countDown();
+    }
+
+    @Test
+    void anInterruptedWaitIsAnInterruptNeitherBusyNorSkipped() {
+        int calls = secondJobs.calls();
+        try {
+            Thread.currentThread().interrupt();
+            assertThatThrownBy(() -> secondJobs.onceWhenFree("int")).isInstanceOf(LockInterruptedException.class)
+                    .hasCauseInstanceOf(InterruptedException.class).hasMessageContaining("interrupted while waiting");
+            assertThat(Thread.interrupted()).as("the interrupt flag set again").isTrue();
+
+            Thread.currentThread().interrupt();
+            assertThatThrownBy(() -> secondJobs.skipIfBusyWhenFree("int")).isInstanceOf(LockInterruptedException.class);
+            assertThat(Thread.interrupted()).isTrue();
+
+            Thread.currentThread().interrupt();
+            assertThatThrownBy(() -> secondJobs.onceWhenFreeInterruptibly("int")).isExactlyInstanceOf(InterruptedException.class);
+            assertThat(Thread.interrupted()).as("cleared, as an InterruptedException thrown by java.util.concurrent").isFalse();
+        } finally {
+            Thread.interrupted();
+        }
+        assertThat(secondJobs.calls()).isEqualTo(calls);
     }
 
     @Test
@@ -185,6 +227,12 @@ class WithLockAnnotationTest {
             return id;
         }
 
+        @WithLock(key = "'job:' + #id", waitTime = "30s")
+        public String onceWhenFreeInterruptibly(String id) throws InterruptedException {
+            calls.incrementAndGet();
+            return id;
+        }
+
         @WithLock(key = "'job:' + #id", waitTime = "0", onBusy = SKIP)
         public Optional<String> skipIfBusy(String id) {
             calls.incrementAndGet();
@@ -205,6 +253,17 @@ class WithLockAnnotationTest {
         public String skipObject(String id) {
             calls.incrementAndGet();
             return id;
+        }
+
+        @WithLock(key = "'job:' + #id", onBusy = SKIP)
+        public String skipWithoutWait(String id) {
+            calls.incrementAndGet();
+            return id;
+        }
+
+        @WithLock(name = "${test.report-prefix:reports}:nightly-report")
+        public boolean fixedName() {
+            return client.getLock("reports:nightly-report").isHeldByCurrentThread();
         }
 
         @WithLock(key = "'job:' + #id", waitTime = "${test.no-such-property:30s}")

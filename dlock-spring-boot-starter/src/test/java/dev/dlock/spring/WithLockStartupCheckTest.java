@@ -44,6 +44,27 @@ class WithLockStartupCheckTest {
     }
 
     @Test
+    void aNameWrittenAsTheKeyFailsTheStartupNamingTheMethod() {
+        runner().withBean(UnquotedKey.class).run(context -> assertThat(context.getStartupFailure())
+                .hasStackTraceContaining("UnquotedKey.nightly()")
+                .hasStackTraceContaining("key expression \"nightly-report\" reads nightly, report as properties")
+                .hasStackTraceContaining("name = \"nightly-report\""));
+    }
+
+    @Test
+    void aKeyAndANameTogetherFailTheStartup() {
+        runner().withBean(KeyAndName.class).run(context -> assertThat(context.getStartupFailure())
+                .hasStackTraceContaining("KeyAndName.nightly()").hasStackTraceContaining("both key"));
+    }
+
+    @Test
+    void aNameWithAnUnresolvedPlaceholderFailsTheStartup() {
+        runner().withBean(UnresolvedName.class).run(context -> assertThat(context.getStartupFailure())
+                .hasStackTraceContaining("UnresolvedName.nightly()")
+                .hasStackTraceContaining("name \"${test.no-such-property}:nightly\" has a placeholder"));
+    }
+
+    @Test
     void aWellFormedBeanStarts() {
         runner().withBean(WellFormed.class).run(context -> {
             assertThat(context).hasNotFailed();
@@ -80,8 +101,27 @@ class WithLockStartupCheckTest {
         }
     }
 
+    static class UnquotedKey {
+        @WithLock(key = "nightly-report", onBusy = WithLock.OnBusy.SKIP)
+        public void nightly() {
+        }
+    }
+
+    static class KeyAndName {
+        @WithLock(key = "'nightly'", name = "nightly")
+        public void nightly() {
+        }
+    }
+
+    static class UnresolvedName {
+        @WithLock(name = "${test.no-such-property}:nightly")
+        public void nightly() {
+        }
+    }
+
     static class WellFormed {
-        @WithLock(key = "'order:' + #order.id + ':' + #root.method.name", waitTime = "1s", leaseTime = "10s")
+        @WithLock(key = "'order:' + #order.id + ':' + #root.method.name + ':' + args.length + ':' + target.hashCode()",
+                waitTime = "1s", leaseTime = "10s")
         public String ship(Order order) {
             return order.id();
         }

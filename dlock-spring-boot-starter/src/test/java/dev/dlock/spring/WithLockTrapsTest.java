@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.dlock.LockClient;
+import dev.dlock.RedisStore;
 import dev.dlock.testing.RedisServers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -27,7 +28,7 @@ class WithLockTrapsTest {
     }
 
     private LockClient ownClient() {
-        return LockClient.builder().redisUri(redis.server().uri()).clientName("own").build();
+        return LockClient.builder().store(RedisStore.standalone(redis.server().uri())).clientName("own").build();
     }
 
     @Test

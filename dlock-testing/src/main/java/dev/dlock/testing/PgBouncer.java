@@ -5,13 +5,15 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A real PgBouncer ({@code pgbouncer}, the Debian package of that name) in front of a {@link
- * PostgresServer}, in {@code pool_mode = transaction}: each transaction may run on another server
- * connection, so session state (LISTEN, advisory locks, prepared statements) does not carry over.
+ * PostgresServer}, by default in {@code pool_mode = transaction}: each transaction may run on another
+ * server connection, so session state (LISTEN, advisory locks, prepared statements) does not carry over.
  * Runs as the {@code postgres} OS user when the tests run as root. Thread-safe.
  */
 public final class PgBouncer implements AutoCloseable {
@@ -20,7 +22,7 @@ public final class PgBouncer implements AutoCloseable {
 
     private final Path dir;
     private final int port;
-    private final Process process;
+    private Process process;
     private boolean closed;
 
     private PgBouncer(Path dir, int port, Process process) {
@@ -36,6 +38,15 @@ public final class PgBouncer implements AutoCloseable {
      * @throws IllegalStateException if {@code pgbouncer} is missing or does not start; with its log
      */
     public static PgBouncer start(PostgresServer server, int serverConnections) {
+        return start(server, serverConnections, "transaction");
+    }
+
+    /**
+     * As {@link #start(PostgresServer, int)}, in the pooling mode given.
+     *
+     * @param poolMode {@code session}, {@code transaction} or {@code statement}
+     */
+    public static PgBouncer start(PostgresServer server, int serverConnections, String poolMode) {
         Path dir = PostgresInstall.createTempDir("dlock-pgbouncer-");
         Path users = dir.resolve("userlist.txt");
         PostgresInstall.write(users, "\"" + PostgresServer.USER + "\" \"" + server.password() + "\"\n");
@@ -53,7 +64,7 @@ public final class PgBouncer implements AutoCloseable {
                     "unix_socket_dir = " + dir,
                     "auth_type = scram-sha-256",
                     "auth_file = " + users,
-                    "pool_mode = transaction",
+                    "pool_mode = " + poolMode,
                     "default_pool_size = " + serverConnections,
                     "max_client_conn = 1000",
                     // PgJDBC sends it at connect; PgBouncer refuses unknown startup parameters otherwise
@@ -88,6 +99,41 @@ public final class PgBouncer implements AutoCloseable {
     public String jdbcUrl() {
         return "jdbc:postgresql://" + RedisServer.HOST + ":" + port + "/" + PostgresServer.DATABASE
                 + "?user=" + PostgresServer.USER + "&password=dlock-test-secret&prepareThreshold=0";
+    }
+
+    /**
+     * Kills PgBouncer (SIGKILL: every client and server connection drops at once, open transactions
+     * are rolled back by the server) and starts it again on the same port with the same settings;
+     * returns once it accepts connections.
+     *
+     * @throws IllegalStateException if it does not start again within 20 s; with its log
+     */
+    public synchronized void restart() {
+        if (closed) {
+            throw new IllegalStateException("PgBouncer on port " + port + " is closed");
+        }
+        ProcessReaper.killAndWait(process);
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        while (true) {
+            // a fresh log, so that the ready line found is the new process's
+            try {
+                Files.move(log(dir), dir.resolve("pgbouncer-before-restart.log"), StandardCopyOption.REPLACE_EXISTING);
+            } catch (IOException e) {
+                throw new UncheckedIOException("could not move the log of PgBouncer on port " + port + " aside", e);
+            }
+            process = launch(dir, dir.resolve("pgbouncer.ini"));
+            try {
+                awaitReady(process, dir);
+                return;
+            } catch (IllegalStateException e) {
+                ProcessReaper.killAndWait(process);
+                // the killed process's listening socket may hold the port a moment longer
+                if (!ProcessReaper.tail(log(dir), 40).contains("in use") || System.nanoTime() - deadline >= 0) {
+                    throw e;
+                }
+                LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+            }
+        }
     }
 
     /** Kills PgBouncer and deletes its directory. Idempotent. */

@@ -1,15 +1,9 @@
 package dev.dlock.testing;
 
-import java.io.File;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 /**
  * A real PostgreSQL server of its own: {@code initdb} into a temp directory, then {@code postgres -D
@@ -25,6 +19,9 @@ import java.util.function.BooleanSupplier;
  * #kill()} no process of the server is left, after {@link #pause()} every one of them is stopped, after
  * {@link #startAgain()} the server accepts connections. The server is addressed by its own process ids,
  * never by name. Thread-safe.
+ *
+ * <p>The process is started by {@link PostgresLaunch}; replicas, synchronous replication and
+ * promotion are {@link PostgresReplication}'s; {@link PgBouncer} pools connections in front of it.
  */
 public final class PostgresServer implements AutoCloseable {
 
@@ -33,23 +30,19 @@ public final class PostgresServer implements AutoCloseable {
     /** The database every cluster the harness creates has, besides {@code postgres}. */
     public static final String DATABASE = "dlock";
     private static final String PASSWORD = "dlock-test-secret";
-    private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
-    private static final int START_PORT_ATTEMPTS = 5;
 
+    private final PostgresLaunch launch;
     private final Path dir;
-    private final Path data;
-    private final List<String> settings;
     private final int port;
     private Process postmaster;
     private volatile boolean paused;
     private volatile boolean closed;
 
-    private PostgresServer(Path dir, List<String> settings, int port, Process postmaster) {
-        this.dir = dir;
-        this.data = dir.resolve("data");
-        this.settings = settings;
-        this.port = port;
-        this.postmaster = postmaster;
+    PostgresServer(PostgresLaunch.Started started) {
+        this.launch = started.launch();
+        this.dir = launch.dir();
+        this.port = launch.port();
+        this.postmaster = started.postmaster();
     }
 
     /**
@@ -68,27 +61,9 @@ public final class PostgresServer implements AutoCloseable {
         PostgresInstall.run(PostgresInstall.asServerUser(List.of(PostgresInstall.binary("initdb"),
                 "-D", dir.resolve("data").toString(), "-U", USER, "--pwfile=" + passwordFile,
                 "--auth-host=scram-sha-256", "--auth-local=trust", "--no-sync", "-E", "UTF8", "--locale=C")), dir);
-        PostgresServer server = launchOnFreePort(dir, List.of(settings));
+        PostgresServer server = new PostgresServer(PostgresLaunch.onFreePort(dir, List.of(settings)));
         server.psql("postgres", "CREATE DATABASE " + DATABASE);
         return server;
-    }
-
-    private static PostgresServer launchOnFreePort(Path dir, List<String> settings) {
-        IllegalStateException lastFailure = null;
-        for (int attempt = 0; attempt < START_PORT_ATTEMPTS; attempt++) {
-            int port = FreePorts.next();
-            PostgresServer server = new PostgresServer(dir, settings, port, null);
-            try {
-                server.postmaster = server.launch();
-                return server;
-            } catch (IllegalStateException e) {
-                lastFailure = e;
-                if (!server.logSince(0).contains("could not bind")) {
-                    throw e;
-                }
-            }
-        }
-        throw lastFailure;
     }
 
     /** @return the TCP port on 127.0.0.1; it stays the same across restarts */
@@ -210,19 +185,7 @@ public final class PostgresServer implements AutoCloseable {
         if (isRunning()) {
             stopFast();
         }
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (true) {
-            try {
-                postmaster = launch();
-                return;
-            } catch (IllegalStateException e) {
-                // the port may still be held a moment by the killed server's sockets
-                if (!logSince(0).contains("could not bind") || System.nanoTime() - deadline >= 0) {
-                    throw e;
-                }
-                pauseBriefly();
-            }
-        }
+        postmaster = launch.onItsPort();
     }
 
     /** Fast shutdown, then {@link #startAgain()}. */
@@ -239,33 +202,40 @@ public final class PostgresServer implements AutoCloseable {
      *     synchronous_standby_names = '*'}, synchronous_commit on): a committed transaction is on both
      */
     public PostgresServer startReplica(boolean synchronous) {
-        Path replicaDir = PostgresInstall.createTempDir("dlock-pg-replica-");
-        PostgresInstall.run(PostgresInstall.asServerUser(List.of(PostgresInstall.binary("pg_basebackup"),
-                "-h", dir.toString(), "-p", Integer.toString(port), "-U", USER,
-                "-D", replicaDir.resolve("data").toString(), "-R", "-X", "stream", "-c", "fast")), replicaDir);
-        PostgresServer replica = launchOnFreePort(replicaDir, settings);
-        if (synchronous) {
-            sql("ALTER SYSTEM SET synchronous_standby_names = '*'");
-            sql("SELECT pg_reload_conf()");
-        }
-        String wanted = synchronous ? "sync" : "async";
-        awaitTrue("a " + wanted + " replica streaming from " + this, () ->
-                !sql("SELECT 1 FROM pg_stat_replication WHERE state = 'streaming' AND sync_state = '" + wanted + "'").isEmpty());
-        return replica;
+        return startReplica(synchronous, 0);
+    }
+
+    /**
+     * As {@link #startReplica(boolean)}, on {@code replicaPort}: the port of a server killed before,
+     * such as a primary that failed over, which clients still name in their URL.
+     *
+     * @param replicaPort the replica's port on 127.0.0.1, or 0 for a free one
+     */
+    public PostgresServer startReplica(boolean synchronous, int replicaPort) {
+        return PostgresReplication.startReplica(this, launch.settings(), synchronous, replicaPort);
+    }
+
+    /**
+     * Makes this primary wait for its replica at every commit ({@code synchronous_standby_names =
+     * '*'}), or no longer; returns once a replica streams from it in that state.
+     */
+    public void replicateSynchronously(boolean synchronous) {
+        PostgresReplication.replicateSynchronously(this, synchronous);
+    }
+
+    /** Waits until {@code replica} has received and flushed all the WAL this server had flushed when called. */
+    public void awaitFlushedOn(PostgresServer replica) {
+        PostgresReplication.awaitFlushedOn(this, replica);
     }
 
     /** Promotes this replica to a primary ({@code pg_promote}) and waits until it accepts writes. */
     public void promote() {
-        String promoted = sql("SELECT pg_promote(true, 60)");
-        if (!"t".equals(promoted)) {
-            throw new IllegalStateException("pg_promote did not finish on " + this + ": " + promoted);
-        }
-        awaitTrue(this + " leaving recovery", () -> "f".equals(sql("SELECT pg_is_in_recovery()")));
+        PostgresReplication.promote(this);
     }
 
     /** @return the path of the server's log (stdout and stderr of postgres) */
     public Path logFile() {
-        return dir.resolve("postgres.log");
+        return launch.logFile();
     }
 
     /** Kills the server and deletes its directory. Idempotent. */
@@ -289,47 +259,6 @@ public final class PostgresServer implements AutoCloseable {
     }
 
     // ---------------------------------------------------------------------------------------------
-
-    private Process launch() {
-        List<String> cmd = new ArrayList<>(List.of(PostgresInstall.binary("postgres"),
-                "-D", data.toString(), "-p", Integer.toString(port), "-k", dir.toString(),
-                "-c", "listen_addresses=" + RedisServer.HOST,
-                "-c", "fsync=off",
-                "-c", "full_page_writes=off",
-                "-c", "max_connections=300",
-                "-c", "shared_buffers=32MB",
-                "-c", "logging_collector=off"));
-        for (String setting : settings) {
-            cmd.add("-c");
-            cmd.add(setting);
-        }
-        long offset = logSize();
-        ProcessBuilder pb = new ProcessBuilder(PostgresInstall.asServerUser(cmd))
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile().toFile()))
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-        pb.environment().put("HOME", dir.toString());
-        Process process;
-        try {
-            process = pb.start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not run postgres: " + e.getMessage(), e);
-        }
-        ProcessReaper.register(process);
-        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-        while (!logSince(offset).contains("ready to accept")) {
-            if (!process.isAlive()) {
-                ProcessReaper.killAndWait(process);
-                throw failure("postgres on port " + port + " exited with code " + process.exitValue());
-            }
-            if (System.nanoTime() - deadline >= 0) {
-                ProcessReaper.killAndWait(process);
-                throw failure("postgres on port " + port + " did not get ready within " + START_TIMEOUT.toSeconds() + " s");
-            }
-            ProcessSignals.waitOrExit(process, Duration.ofMillis(10));
-        }
-        return process;
-    }
 
     /** @return the postmaster and its current children (backends, walwriter, ...) */
     private List<ProcessHandle> processes() {
@@ -366,47 +295,5 @@ public final class PostgresServer implements AutoCloseable {
         } catch (Exception e) {
             throw new IllegalStateException("process " + process.pid() + " did not exit", e);
         }
-    }
-
-    private static void awaitTrue(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline >= 0) {
-                throw new IllegalStateException("timed out waiting for " + what);
-            }
-            pauseBriefly();
-        }
-    }
-
-    /** The poll interval of the harness's waits for a condition it cannot be told about. */
-    private static void pauseBriefly() {
-        try {
-            Thread.sleep(20);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting", e);
-        }
-    }
-
-    private long logSize() {
-        try {
-            return Files.exists(logFile()) ? Files.size(logFile()) : 0;
-        } catch (IOException e) {
-            return 0;
-        }
-    }
-
-    private String logSince(long offset) {
-        try {
-            byte[] bytes = Files.exists(logFile()) ? Files.readAllBytes(logFile()) : new byte[0];
-            int from = (int) Math.min(offset, bytes.length);
-            return new String(bytes, from, bytes.length - from, java.nio.charset.StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            return "";
-        }
-    }
-
-    private IllegalStateException failure(String message) {
-        return new IllegalStateException(message + "\n--- postgres.log (tail) ---\n" + ProcessReaper.tail(logFile(), 40));
     }
 }

@@ -122,7 +122,8 @@ final class RedisLaunch {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.output().toFile()))
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         try {
-            Process process = pb.start();
+            // the binary may be one a test has just written (a Redis of another version)
+            Process process = ProcessStarts.start(pb);
             ProcessReaper.register(process);
             return process;
         } catch (IOException e) {

@@ -172,8 +172,8 @@ public final class RedisSentinelGroup implements AutoCloseable {
     }
 
     /**
-     * Waits until the sentinels name a master other than the current {@link #master()} and that node
-     * reports {@code ROLE} master, then makes it the current master.
+     * Waits until every running sentinel names the same master other than the current {@link
+     * #master()} and that node reports {@code ROLE} master, then makes it the current master.
      *
      * @param timeout how long to wait for the failover at most
      * @return the promoted node
@@ -185,7 +185,7 @@ public final class RedisSentinelGroup implements AutoCloseable {
         while (true) {
             try {
                 int port = masterPortPerSentinels();
-                if (port != old.port()) {
+                if (port != old.port() && everySentinelNames(port)) {
                     RedisServer candidate = dataNode(port);
                     if ("master".equals(role(candidate))) {
                         master = candidate;
@@ -200,6 +200,28 @@ public final class RedisSentinelGroup implements AutoCloseable {
             }
             pause(POLL_INTERVAL);
         }
+    }
+
+    /**
+     * Whether every running sentinel names {@code port} as the master. On a loaded machine one
+     * sentinel can announce a promotion that a failover of a later epoch, led by another sentinel,
+     * then replaces with the other replica (the clients follow it there, and the first promoted node
+     * is resynchronised from the second, losing what was written to it): a failover is over only when
+     * the sentinels agree.
+     */
+    @SuppressWarnings("unchecked")
+    private boolean everySentinelNames(int port) {
+        for (RedisServer sentinel : sentinels) {
+            if (!sentinel.isRunning() || sentinel.isPaused()) {
+                continue;
+            }
+            List<Object> addr = (List<Object>) sentinel.command(PROBE_TIMEOUT,
+                    "SENTINEL", "get-master-addr-by-name", masterName);
+            if (addr == null || Integer.parseInt((String) addr.get(1)) != port) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.dlock.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -10,10 +11,11 @@ import org.junit.jupiter.api.Test;
 
 class JavaProcessesTest {
 
-    /** Child main: prints its arguments and exits with 3, or sleeps when asked to. */
+    /** Child main: prints its arguments and JVM options and exits with 3, or sleeps when asked to. */
     public static final class Child {
         public static void main(String[] args) throws InterruptedException {
             System.out.println("hello " + String.join(",", args));
+            System.out.println("options " + ManagementFactory.getRuntimeMXBean().getInputArguments());
             System.err.println("to stderr");
             if (args.length > 0 && args[0].equals("sleep")) {
                 Thread.sleep(60_000);
@@ -28,6 +30,8 @@ class JavaProcessesTest {
             assertThat(child.waitFor(Duration.ofSeconds(20))).isEqualTo(3);
             assertThat(child.log()).contains("hello a,b").contains("to stderr");
             assertThat(child.logFile()).exists();
+            // a worker JVM starts as a short-lived one
+            JavaProcesses.STARTUP_OPTIONS.forEach(option -> assertThat(child.log()).contains(option));
         }
     }
 

@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /**
- * The harness's own PostgreSQL server. Its replica and PgBouncer are exercised by dlock-core's
- * PostgresFailoverTest and PostgresBouncerTest.
+ * The harness's own PostgreSQL server and its replicas. PgBouncer is exercised by dlock-core's
+ * PostgresBouncerTest and, restarted, by dlock-faults' ShortPostgresCampaignTest.
  */
 class PostgresServerTest {
 
@@ -33,6 +35,27 @@ class PostgresServerTest {
             assertThat(procState(server.pid())).isEqualTo("T");
             server.resume();
             assertThat(server.sql("SELECT 1")).isEqualTo("1");
+        }
+    }
+
+    @Test
+    void aNewReplicaTakesTheDeadPrimarysPortAndSwitchesBetweenAsynchronousAndSynchronous() {
+        try (PostgresServer primary = PostgresServer.start();
+             PostgresServer replica = primary.startReplica(true)) {
+            primary.sql("CREATE TABLE t (v int); INSERT INTO t VALUES (1)");
+            int deadPort = primary.port();
+            primary.kill();
+            replica.promote();
+            try (PostgresServer again = replica.startReplica(false, deadPort)) {
+                assertThat(again.port()).isEqualTo(deadPort);
+                assertThat(replica.sql("SELECT sync_state FROM pg_stat_replication")).isEqualTo("async");
+                replica.replicateSynchronously(true);
+                assertThat(replica.sql("SELECT sync_state FROM pg_stat_replication")).isEqualTo("sync");
+                replica.sql("INSERT INTO t VALUES (2)");
+                replica.awaitFlushedOn(again);
+                Awaitility.await().atMost(Duration.ofSeconds(30))
+                        .until(() -> again.sql("SELECT count(*) FROM t").equals("2"));
+            }
         }
     }
 

@@ -3,14 +3,23 @@ package dev.dlock.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 class RedisServerTest {
 
@@ -27,6 +36,37 @@ class RedisServerTest {
             assertThat(server.uri()).isEqualTo("redis://127.0.0.1:" + server.port());
             assertThat((String) server.command("INFO", "server")).contains("process_id:" + server.pid() + "\r\n");
         }
+    }
+
+    /**
+     * A binary a test has just written may still be open for writing somewhere (a child another thread
+     * forked while it was being written keeps the descriptor until its own exec): the kernel refuses
+     * to run it (ETXTBSY), and the start waits for the writer to let go instead of failing.
+     */
+    @Test
+    void aBinaryStillOpenForWritingStartsOnceTheWriterClosesIt(@TempDir Path dir) throws Exception {
+        Path copy = dir.resolve("redis-server-copy");
+        Files.copy(onPath(ServerKind.current().serverBinary()), copy);
+        Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("rwx------"));
+        OutputStream writer = Files.newOutputStream(copy, StandardOpenOption.APPEND);
+        CompletableFuture<Void> closed = CompletableFuture.runAsync(() -> {
+            try (writer) {
+                // no event to wait for: the writer stays open long enough for the first starts to meet it
+                Thread.sleep(300);
+            } catch (IOException | InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        try (RedisServer server = RedisServer.start(copy)) {
+            assertThat(server.command("PING")).isEqualTo("PONG");
+        } finally {
+            closed.join();
+        }
+    }
+
+    private static Path onPath(String program) {
+        return Arrays.stream(System.getenv("PATH").split(":")).map(dir -> Path.of(dir, program))
+                .filter(Files::isExecutable).findFirst().orElseThrow();
     }
 
     @Test

@@ -53,7 +53,11 @@ final class PostgresContenders {
         return Subject.of(registry::obtain, repository::close);
     }
 
-    /** The raw floor: INSERT ... ON CONFLICT DO NOTHING / DELETE ... WHERE owner = ?, one connection per thread. */
+    /**
+     * The raw floor: {@code INSERT ... ON CONFLICT (name) DO UPDATE ... WHERE <expired> RETURNING token}
+     * (the lease on the database's clock, the token from a sequence) and {@code DELETE ... WHERE name = ?
+     * AND owner = ?}, one connection per lock.
+     */
     static Subject raw(DataSource pool) {
         return Subject.of(name -> new RawLock(pool, name), () -> { });
     }
@@ -75,12 +79,19 @@ final class PostgresContenders {
 
         @Override
         public void lock() {
+            // the floor: a lease on the database's clock, an owner and a token from a sequence,
+            // taken over an expired holder in the same statement
             try (PreparedStatement insert = connection.prepareStatement(
-                    "INSERT INTO raw_lock (name, owner) VALUES (?, ?) ON CONFLICT DO NOTHING")) {
+                    "INSERT INTO raw_lock (name, owner, token, lease_end) VALUES (?, ?, nextval('raw_token'), "
+                            + "clock_timestamp() + interval '30 seconds') ON CONFLICT (name) DO UPDATE SET "
+                            + "owner = excluded.owner, token = excluded.token, lease_end = excluded.lease_end "
+                            + "WHERE raw_lock.lease_end <= clock_timestamp() RETURNING token")) {
                 insert.setString(1, name);
                 insert.setString(2, owner);
-                if (insert.executeUpdate() != 1) {
-                    throw new IllegalStateException("the raw floor is measured uncontended only");
+                try (java.sql.ResultSet row = insert.executeQuery()) {
+                    if (!row.next()) {
+                        throw new IllegalStateException("the raw floor is measured uncontended only");
+                    }
                 }
             } catch (java.sql.SQLException e) {
                 throw new IllegalStateException(e);
@@ -101,7 +112,9 @@ final class PostgresContenders {
 
     static void createRawSchema(DataSource pool) throws Exception {
         try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE raw_lock (name text PRIMARY KEY, owner text NOT NULL)");
+            s.execute("CREATE TABLE raw_lock (name text PRIMARY KEY, owner text NOT NULL, token bigint NOT NULL, "
+                    + "lease_end timestamptz NOT NULL)");
+            s.execute("CREATE SEQUENCE raw_token");
         }
     }
 

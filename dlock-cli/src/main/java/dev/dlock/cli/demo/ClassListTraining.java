@@ -1,7 +1,7 @@
 package dev.dlock.cli.demo;
 
-import dev.dlock.cli.ExitCodes;
 import dev.dlock.cli.Main;
+import dev.dlock.cli.common.ExitCodes;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.dlock.cli.demo;
 
+import dev.dlock.testing.ProcessStarts;
 import dev.dlock.testing.RedisServer;
 import java.io.IOException;
 import java.io.InputStream;
@@ -146,7 +147,8 @@ final class EmbeddedRedis implements AutoCloseable {
 
     private static String versionOf(Path binary) {
         try {
-            Process version = new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
+            // just unpacked: a child forked meanwhile may still hold it open for writing
+            Process version = ProcessStarts.start(new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true));
             String out = new String(version.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             version.waitFor(5, TimeUnit.SECONDS);
             Matcher m = VERSION.matcher(out);

@@ -3,8 +3,8 @@ package dev.dlock.cli.demo;
 import dev.dlock.DistributedLock;
 import dev.dlock.LockClient;
 import dev.dlock.cli.DlockCommand;
-import dev.dlock.cli.Durations;
-import dev.dlock.cli.ExitCodes;
+import dev.dlock.cli.common.Durations;
+import dev.dlock.cli.common.ExitCodes;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -59,8 +59,12 @@ final class FlashSale {
         }
     }
 
-    /** PostgreSQL when named ({@code --postgres}, {@code DLOCK_POSTGRES_URL}), else a Redis ({@link RedisForDemo}). */
+    /** ZooKeeper or PostgreSQL when named ({@code --zookeeper}, {@code --postgres}, or their variables), else a Redis ({@link RedisForDemo}). */
     private DemoStore locateStore() {
+        String[] zookeeper = dlock.explicitZooKeeper();
+        if (zookeeper != null) {
+            return ZooKeeperForDemo.connect(zookeeper[0], zookeeper[1]);
+        }
         DlockCommand.PostgresSource postgres = dlock.explicitPostgres();
         return postgres != null ? PostgresForDemo.connect(postgres) : RedisForDemo.locate(dlock);
     }

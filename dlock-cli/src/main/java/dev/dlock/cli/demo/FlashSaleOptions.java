@@ -1,7 +1,7 @@
 package dev.dlock.cli.demo;
 
-import dev.dlock.cli.Durations;
-import dev.dlock.cli.UsageException;
+import dev.dlock.cli.common.Durations;
+import dev.dlock.cli.common.UsageException;
 import java.time.Duration;
 import picocli.CommandLine.Option;
 

@@ -2,7 +2,7 @@ package dev.dlock.cli.demo;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import dev.dlock.cli.UsageException;
+import dev.dlock.cli.common.UsageException;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.OutputStream;

@@ -2,8 +2,9 @@ package dev.dlock.cli.demo;
 
 import dev.dlock.LockBackendException;
 import dev.dlock.LockClientBuilder;
+import dev.dlock.PostgresUrls;
 import dev.dlock.cli.DlockCommand;
-import dev.dlock.cli.UsageException;
+import dev.dlock.cli.common.UsageException;
 import java.sql.Connection;
 import java.sql.SQLException;
 
@@ -26,7 +27,7 @@ final class PostgresForDemo implements DemoStore {
     private PostgresForDemo(DlockCommand.PostgresSource source, String jdbcUrl) {
         this.source = source;
         this.jdbcUrl = jdbcUrl;
-        this.address = withoutCredentials(jdbcUrl);
+        this.address = PostgresUrls.withoutCredentials(jdbcUrl);
     }
 
     /**
@@ -93,25 +94,18 @@ final class PostgresForDemo implements DemoStore {
         return new LockBackendException("cannot create the demo's tables in " + what, e);
     }
 
-    /** The URL as the JDBC driver takes it: also {@code postgresql://...} and {@code postgres://...}, as dlock takes them. */
+    /**
+     * The URL as the JDBC driver takes it, converted as the lock client converts it (libpq's
+     * {@code postgresql://user:password@host/db} included).
+     *
+     * @throws UsageException a form the driver cannot take, named with the one that works
+     */
     static String jdbcUrl(String url) {
-        if (url.startsWith("postgresql://")) {
-            return "jdbc:" + url;
+        try {
+            return PostgresUrls.jdbc(url);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage(), e);
         }
-        if (url.startsWith("postgres://")) {
-            return "jdbc:postgresql://" + url.substring("postgres://".length());
-        }
-        return url;
-    }
-
-    /** {@code jdbc:postgresql://u:p@host:port/db?password=p} → {@code postgresql://host:port/db}. */
-    static String withoutCredentials(String jdbcUrl) {
-        String url = jdbcUrl.startsWith("jdbc:") ? jdbcUrl.substring("jdbc:".length()) : jdbcUrl;
-        int query = url.indexOf('?');
-        url = query < 0 ? url : url.substring(0, query);
-        int scheme = url.indexOf("://");
-        int at = url.indexOf('@');
-        return scheme > 0 && at > scheme ? url.substring(0, scheme + 3) + url.substring(at + 1) : url;
     }
 
     private static String firstLine(String message) {

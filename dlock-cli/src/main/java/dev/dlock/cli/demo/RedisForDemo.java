@@ -2,7 +2,7 @@ package dev.dlock.cli.demo;
 
 import dev.dlock.LockClientBuilder;
 import dev.dlock.cli.DlockCommand;
-import dev.dlock.cli.UsageException;
+import dev.dlock.cli.common.UsageException;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;

@@ -1,6 +1,6 @@
 package dev.dlock.cli.demo;
 
-import dev.dlock.cli.Durations;
+import dev.dlock.cli.common.Durations;
 import java.util.List;
 import java.util.Locale;
 

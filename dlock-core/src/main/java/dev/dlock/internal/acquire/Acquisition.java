@@ -7,7 +7,6 @@ import dev.dlock.internal.store.Failures;
 import dev.dlock.internal.store.LockKind;
 import dev.dlock.internal.store.LockTarget;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
 
 /**
  * The acquire loop, shared by every blocking and async entry point and by every {@link LockKind}:
@@ -42,11 +41,8 @@ public final class Acquisition {
     private final Deadline deadline;
     private final CompletableFuture<AcquireReply.Granted> result = new CompletableFuture<>();
 
-    private volatile boolean cancelled;
-    /** Set when the client closes during the wait: the result fails with it, whatever comes. */
-    private volatile IllegalStateException closedWhileWaiting;
-    /** The current wait between attempts; null before the first and once the acquisition ended. */
-    private volatile PendingWake pendingWake;
+    /** The caller's cancel, the client's close, and the wait between attempts they end. */
+    private final WaitStop stop = new WaitStop();
     private final ChannelWatch watch;
     /** Whether an attempt was made or skipped already: only the first may be skipped. */
     private volatile boolean askedStore;
@@ -54,10 +50,13 @@ public final class Acquisition {
     private final OutageRetry outages;
     /** What the client's observers and slow-lock warnings follow of this acquisition. */
     private final AcquireTrace trace;
+    /** The caller's wait, which bounds the whole acquisition ({@link WaitBound}); negative: none. */
+    private final long callerWaitNanos;
 
     /**
      * @param owner         for a re-entry the hold's owner id; else a prefix of each attempt's (see {@link Attempts})
-     * @param waitNanos     how long to wait; negative: without bound
+     * @param waitNanos     how long to wait (a re-entry makes one attempt, answered within this wait's
+     *                      bound); negative: without bound
      * @param downgradeFrom read lock: owner id of the calling thread's write hold, else ""
      */
     public Acquisition(AcquireContext context, LockTarget target, LockKind kind, String owner, String holder, long leaseMs,
@@ -69,7 +68,8 @@ public final class Acquisition {
                 context.settings().waiterTimeout().toMillis());
         this.reentry = reentry;
         this.queue = new QueuePlace(context, target, kind, owner, reentry);
-        this.deadline = new Deadline(context.ticker(), waitNanos);
+        this.deadline = new Deadline(context.ticker(), reentry ? 0 : waitNanos);
+        this.callerWaitNanos = waitNanos;
         this.park = new LocalPark(context, target, kind, this);
         this.watch = new ChannelWatch(context.wakeUps(), target.channel(), kind.handsOver() ? queue.waiterId() : "");
         this.outages = OutageRetry.of(context, reentry ? 0 : waitNanos);
@@ -77,6 +77,7 @@ public final class Acquisition {
     }
 
     public Acquisition start() {
+        WaitBound.arm(context.ticker(), callerWaitNanos, result, this::overran);
         attempt();
         return this;
     }
@@ -109,22 +110,50 @@ public final class Acquisition {
      * grant that arrives after the result completed is abandoned in the store.
      */
     public void cancel() {
-        cancelled = true;
-        PendingWake wait = pendingWake;
-        if (wait != null) {
-            wait.fire();
+        stop.cancel();
+    }
+
+    /**
+     * The caller's wait and its overrun are over and the store has not let the loop end: the caller
+     * gets what is known now, and the loop is cancelled. An unanswered attempt is taken from its
+     * reply (which then comes for nobody, and a grant in it is given back) and released at once, as
+     * after a command timeout, before the caller learns that its outcome is unknown: on one
+     * connection the release then comes before anything the caller sends next. With nothing
+     * unanswered (a subscription, a pause or a queue leave under way), the caller gets the last
+     * failure while the store fails, else not acquired ({@link OutageRetry#atBound}).
+     */
+    private void overran() {
+        RuntimeException failure = outages.atBound(() -> {
+            if (!reentry) {
+                context.store().abandon(target, kind, attempts.owner());
+            }
+        }, kind.label() + " '" + target.name() + "'", target.name(), reentry, callerWaitNanos);
+        if (failure == null && (reentry || result.isDone())) {
+            return;
         }
+        // reported before the caller's thread is released, as a grant is (see finish)
+        if (!result.isDone()) {
+            if (failure != null) {
+                trace.failed();
+            } else {
+                trace.gaveUp(false);
+            }
+        }
+        if (failure != null) {
+            result.completeExceptionally(failure);
+        } else {
+            result.complete(null);
+        }
+        cancel();
     }
 
     /** The client is closing: the wait ends with an exception; a grant that races it is given back. */
     public void abortBecauseClientClosed() {
-        closedWhileWaiting = new IllegalStateException(kind.label() + " '" + target.name()
-                + "': the LockClient was closed while waiting for it");
-        cancel();
+        stop.clientClosed(kind.label() + " '" + target.name() + "'");
     }
 
     void attempt() {
-        if (cancelled) {
+        if (stop.cancelled()) {
             finish(null);
             return;
         }
@@ -150,6 +179,13 @@ public final class Acquisition {
     }
 
     private void onReply(AcquireReply reply, Throwable error) {
+        if (error != null) {
+            outages.failed(Failures.unwrap(error));
+        }
+        if (!outages.replied()) {
+            lateReply(reply instanceof AcquireReply.Granted grant ? grant : null);
+            return;
+        }
         if (error != null) {
             queue.renameAfterFailedAttempt(watch);
             retryOrFail(Failures.unwrap(error));
@@ -187,16 +223,7 @@ public final class Acquisition {
      * has its own owner id, so a late grant of this one cannot be taken for the next.
      */
     private void retryOrFail(Throwable failure) {
-        long pauseNanos = cancelled ? -1 : outages.pauseAfter(failure);
-        try {
-            if (pauseNanos >= 0) {
-                waitForWake(pauseNanos, false);
-                return;
-            }
-        } catch (RejectedExecutionException clientClosed) {
-            // the timer is gone: give up as if the budget had ended
-        }
-        fail(cancelled ? failure : outages.givenUp(failure));
+        stop.retryOrFail(outages, failure, pauseNanos -> waitForWake(pauseNanos, false), this::fail);
     }
 
     /** @param wakeOnRelease false: wait out the back-off even if a release message comes */
@@ -216,10 +243,7 @@ public final class Acquisition {
                 attempt();
             }
         });
-        pendingWake = wait;
-        if (cancelled) {
-            // a cancel (or the client's close, which also stops the timer) came before the wait was set
-            wait.fire();
+        if (!stop.waitOn(wait)) {
             return;
         }
         wait.startTimer(context.ticker(), waitNanos);
@@ -229,14 +253,12 @@ public final class Acquisition {
         if (parked) {
             park.park();
         }
-        if (cancelled) {
-            wait.fire();
-        }
+        stop.fireIfStopped(wait);
     }
 
     /** Claims the current wait for a handoff; see {@link LocalPark#claimForHandoff()}. */
     boolean claimWait() {
-        PendingWake wait = pendingWake;
+        PendingWake wait = stop.currentWait();
         return wait != null && wait.claim();
     }
 
@@ -247,7 +269,7 @@ public final class Acquisition {
 
     /** Whether the wait is over by its caller (cancelled, or the deadline passed). */
     boolean isOver() {
-        return cancelled || deadline.passed();
+        return stop.cancelled() || deadline.passed();
     }
 
     Deadline deadline() {
@@ -264,7 +286,7 @@ public final class Acquisition {
     }
 
     void finish(AcquireReply.Granted grant) {
-        IllegalStateException closed = closedWhileWaiting;
+        IllegalStateException closed = stop.closedWhileWaiting();
         if (closed != null) {
             if (grant != null && !reentry) {
                 context.store().abandon(target, kind, attempts.owner());
@@ -287,7 +309,7 @@ public final class Acquisition {
         }
         leaveChannel();
         if (grant == null) {
-            trace.gaveUp(cancelled);
+            trace.gaveUp(stop.cancelled());
             if (queue.isQueuedInStore()) {
                 // a release of this client may have just named it (leave.lua passes the lock on):
                 // this client's other waiters must not go on taking the lock for held here
@@ -304,9 +326,24 @@ public final class Acquisition {
         queue.leave();
     }
 
+    /**
+     * The reply to an attempt that the wait's bound took ({@link #overran()}): the bound answers the
+     * caller, after the best-effort release it sends, so this reply is for nobody. It must not answer
+     * the caller itself: a failure or a refusal here is not "not acquired" (the attempt's outcome is
+     * unknown), and it can come while the bound is still sending its release. A grant in it goes back.
+     */
+    private void lateReply(AcquireReply.Granted grant) {
+        leaveChannel();
+        if (grant != null && !reentry) {
+            context.handoff().dropped(target.key());
+            context.store().abandon(target, kind, attempts.owner());
+        }
+        queue.leave();
+    }
+
     private void fail(Throwable failure) {
         trace.failed();
-        IllegalStateException closed = closedWhileWaiting;
+        IllegalStateException closed = stop.closedWhileWaiting();
         try {
             leaveChannel();
             queue.leave();
@@ -316,7 +353,7 @@ public final class Acquisition {
     }
 
     private void leaveChannel() {
-        pendingWake = null;
+        stop.noWait();
         watch.leave();
     }
 }

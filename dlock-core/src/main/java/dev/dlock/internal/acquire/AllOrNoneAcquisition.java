@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
 
 /**
  * A multi-lock's acquire loop where the store takes all its names in one step
@@ -43,14 +42,15 @@ public final class AllOrNoneAcquisition {
     private final Set<Integer> refusedAt = ConcurrentHashMap.newKeySet();
 
     private volatile List<String> owners = List.of();
-    private volatile boolean cancelled;
-    private volatile IllegalStateException closedWhileWaiting;
-    private volatile PendingWake pendingWake;
+    /** The caller's cancel, the client's close, and the wait between attempts they end. */
+    private final WaitStop stop = new WaitStop();
     /** The watch on the channel of the name the last attempt was refused at; null before. */
     private volatile ChannelWatch watch;
     private volatile int busyIndex = -1;
     /** Whether the last attempt asked to be queued if refused. */
     private volatile boolean lastMayWait;
+    /** The caller's wait, which bounds the whole acquisition ({@link WaitBound}); negative: none. */
+    private final long waitNanos;
 
     /**
      * @param ownerPrefix the prefix of every attempt's owner ids (the client's and thread's)
@@ -65,6 +65,7 @@ public final class AllOrNoneAcquisition {
         this.holder = holder;
         this.leaseMs = leaseMs;
         this.waiterId = ownerPrefix + ":q" + context.identity().nextOwnerSequence();
+        this.waitNanos = waitNanos;
         this.deadline = new Deadline(context.ticker(), waitNanos);
         this.outages = OutageRetry.of(context, waitNanos);
         List<AcquireTrace> started = new ArrayList<>();
@@ -75,6 +76,7 @@ public final class AllOrNoneAcquisition {
     }
 
     public AllOrNoneAcquisition start() {
+        WaitBound.arm(context.ticker(), waitNanos, result, this::overran);
         attempt();
         return this;
     }
@@ -107,22 +109,35 @@ public final class AllOrNoneAcquisition {
 
     /** Stops waiting; a grant that arrives after the result completed is given back. */
     public void cancel() {
-        cancelled = true;
-        PendingWake wait = pendingWake;
-        if (wait != null) {
-            wait.fire();
+        stop.cancel();
+    }
+
+    /** See {@link Acquisition}'s: what is known when the wait's bound passes, then a cancel. */
+    private void overran() {
+        List<String> names = targets.stream().map(LockTarget::name).toList();
+        RuntimeException failure = outages.atBound(this::giveBack, "multi-lock " + names, names.toString(), false, waitNanos);
+        if (failure == null && result.isDone()) {
+            return;
         }
+        // reported before the caller's thread is released, as a grant is
+        if (!result.isDone()) {
+            traces.forEach(failure != null ? AcquireTrace::failed : trace -> trace.gaveUp(false));
+        }
+        if (failure != null) {
+            result.completeExceptionally(failure);
+        } else {
+            result.complete(null);
+        }
+        cancel();
     }
 
     /** The client is closing: the wait ends with an exception; a grant that races it is given back. */
     public void abortBecauseClientClosed() {
-        closedWhileWaiting = new IllegalStateException("multi-lock " + targets.stream().map(LockTarget::name).toList()
-                + ": the LockClient was closed while waiting for it");
-        cancel();
+        stop.clientClosed("multi-lock " + targets.stream().map(LockTarget::name).toList());
     }
 
     private void attempt() {
-        if (cancelled) {
+        if (stop.cancelled()) {
             finish(null);
             return;
         }
@@ -143,6 +158,18 @@ public final class AllOrNoneAcquisition {
     }
 
     private void onReply(StoreAllOrNone.Reply reply, Throwable error) {
+        if (error != null) {
+            outages.failed(Failures.unwrap(error));
+        }
+        if (!outages.replied()) {
+            // cut off by the wait's bound, which answers the caller (see Acquisition's lateReply): grants go back
+            leaveChannel();
+            if (error == null && reply.granted()) {
+                giveBack();
+            }
+            leaveQueuesThen(() -> { });
+            return;
+        }
         if (error != null) {
             retryOrFail(Failures.unwrap(error));
             return;
@@ -170,7 +197,7 @@ public final class AllOrNoneAcquisition {
             busyIndex = index;
             watch = new ChannelWatch(context.wakeUps(), targets.get(index).channel(), waiterId);
         }
-        if (cancelled || deadline.passed()) {
+        if (stop.cancelled() || deadline.passed()) {
             finish(null);
             return;
         }
@@ -183,24 +210,13 @@ public final class AllOrNoneAcquisition {
     }
 
     private void retryOrFail(Throwable failure) {
-        long pauseNanos = cancelled ? -1 : outages.pauseAfter(failure);
-        try {
-            if (pauseNanos >= 0) {
-                waitForWake(pauseNanos, false);
-                return;
-            }
-        } catch (RejectedExecutionException clientClosed) {
-            // the timer is gone: give up as if the budget had ended
-        }
-        fail(cancelled ? failure : outages.givenUp(failure));
+        stop.retryOrFail(outages, failure, pauseNanos -> waitForWake(pauseNanos, false), this::fail);
     }
 
     private void waitForWake(long waitNanos, boolean wakeOnRelease) {
         traces.forEach(AcquireTrace::waiting);
         PendingWake wait = new PendingWake(message -> attempt());
-        pendingWake = wait;
-        if (cancelled) {
-            wait.fire();
+        if (!stop.waitOn(wait)) {
             return;
         }
         wait.startTimer(context.ticker(), waitNanos);
@@ -208,13 +224,11 @@ public final class AllOrNoneAcquisition {
         if (wakeOnRelease && current != null && current.isJoined()) {
             current.wakeOnMessage(wait);
         }
-        if (cancelled) {
-            wait.fire();
-        }
+        stop.fireIfStopped(wait);
     }
 
     private void finish(List<AcquireReply.Granted> grants) {
-        IllegalStateException closed = closedWhileWaiting;
+        IllegalStateException closed = stop.closedWhileWaiting();
         if (closed != null) {
             if (grants != null) {
                 giveBack();
@@ -231,7 +245,7 @@ public final class AllOrNoneAcquisition {
         }
         leaveChannel();
         if (grants == null) {
-            traces.forEach(trace -> trace.gaveUp(cancelled));
+            traces.forEach(trace -> trace.gaveUp(stop.cancelled()));
             leaveQueuesThen(() -> result.complete(null));
             return;
         }
@@ -245,7 +259,8 @@ public final class AllOrNoneAcquisition {
             leaveChannel();
             leaveQueuesThen(() -> { });
         } finally {
-            result.completeExceptionally(closedWhileWaiting != null ? closedWhileWaiting : failure);
+            IllegalStateException closed = stop.closedWhileWaiting();
+            result.completeExceptionally(closed != null ? closed : failure);
         }
     }
 
@@ -273,7 +288,7 @@ public final class AllOrNoneAcquisition {
     }
 
     private void leaveChannel() {
-        pendingWake = null;
+        stop.noWait();
         ChannelWatch current = watch;
         if (current != null) {
             current.leave();

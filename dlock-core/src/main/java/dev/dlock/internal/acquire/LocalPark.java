@@ -99,6 +99,11 @@ final class LocalPark implements ParkedWaiters.Waiter {
         return acquisition.attempts().leaseMs();
     }
 
+    @Override
+    public String holder() {
+        return acquisition.attempts().holder();
+    }
+
     /**
      * While this client has the lock it parks again; queued in the store, it waits on for the
      * message naming it (the messages since its last attempt included, see {@link ChannelWatch});

@@ -8,6 +8,7 @@ import dev.dlock.internal.store.NodeFailure;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * How one acquisition rides through store failures: which failures are worth another attempt,
@@ -35,7 +36,14 @@ public final class OutageRetry {
     private long failingSinceNanos = -1;
     private long nextDelayNanos = FIRST_DELAY_NANOS;
     /** When the last attempt was sent: a run of failures begins with the attempt that failed, not its reply. */
-    private long attemptNanos;
+    private volatile long attemptNanos;
+    /**
+     * Set while the last attempt is unanswered; its reply and the wait's bound (on the timer's
+     * thread) each try to take it, and only one does.
+     */
+    private final AtomicBoolean awaitingReply = new AtomicBoolean();
+    /** The failure that ended the last attempt, while failures run; null while the store answers. */
+    private volatile Throwable lastFailure;
 
     /** For an acquisition of the given wait (0: one attempt) on the context's store. */
     static OutageRetry of(AcquireContext context, long waitNanos) {
@@ -72,9 +80,9 @@ public final class OutageRetry {
 
     /** A server that is down, restarting, failing over or not yet serving: another attempt may succeed. */
     private static boolean isOutage(NodeError error) {
-        return switch (error.kind()) {
+        return switch (error.cause()) {
             case TIMEOUT, UNREACHABLE, OTHER -> true;
-            case WRONG_TYPE -> false;
+            case WRONG_TYPE, REFUSED -> false;
             case ERROR_REPLY -> TRANSIENT_REPLIES.stream().anyMatch(error.message()::startsWith);
         };
     }
@@ -82,10 +90,12 @@ public final class OutageRetry {
     /** An attempt is being sent to the store. */
     public void attempting() {
         attemptNanos = ticker.nanoTime();
+        awaitingReply.set(true);
     }
 
     /** the store answered: a later failure starts a new run. */
     public void answered() {
+        lastFailure = null;
         failingSinceNanos = -1;
         nextDelayNanos = FIRST_DELAY_NANOS;
     }
@@ -95,6 +105,7 @@ public final class OutageRetry {
      * retrying or the budget is spent.
      */
     public long pauseAfter(Throwable failure) {
+        lastFailure = failure;
         long now = ticker.nanoTime();
         if (failingSinceNanos < 0) {
             failingSinceNanos = attemptNanos;
@@ -135,6 +146,72 @@ public final class OutageRetry {
             span = storeName + " failing for the last " + seconds(failedNanos) + " of the wait of " + seconds(waitNanos);
         }
         return new LockBackendException(span + "; last failure: " + last.getMessage(), last);
+    }
+
+    /**
+     * The last attempt failed: noted before its reply races the wait's bound ({@link #replied()}), so
+     * that a bound that wins the race finds the failure ({@link #atBound}) and does not take the
+     * attempt for a refusal.
+     */
+    public void failed(Throwable failure) {
+        if (failingSinceNanos < 0) {
+            failingSinceNanos = attemptNanos;
+        }
+        lastFailure = failure;
+    }
+
+    /**
+     * The reply to the last attempt arrived: true unless the wait's bound took the attempt first
+     * ({@link #atBound}), which makes the reply a late one, for nobody.
+     */
+    boolean replied() {
+        return awaitingReply.compareAndSet(true, false);
+    }
+
+    /**
+     * The wait's bound takes the last attempt: true when it was still unanswered, so that its reply
+     * will not be taken as an answer to the caller ({@link #replied()} is then false).
+     */
+    private boolean cutOff() {
+        return awaitingReply.compareAndSet(true, false);
+    }
+
+    /**
+     * The wait's bound passed before the loop ended: what the caller is told. An attempt still
+     * unanswered is taken from its reply and {@code giveBack} runs before the answer is made (so that
+     * on one connection its release comes before anything the caller sends next): the outcome is
+     * unknown. Else a store whose last attempt failed is failing, which is what the caller must hear,
+     * not "not acquired": the failure. Else null: not acquired (refused within the wait), except for
+     * a re-entry, whose one answered attempt ends it (null: nothing to tell).
+     *
+     * @param subject what was asked, for the message: "lock 'orders'"
+     * @param reentry whether the attempt re-enters a hold (its outer hold is kept)
+     * @param callerWaitNanos the caller's wait (a re-entry's too, which makes one attempt)
+     */
+    RuntimeException atBound(Runnable giveBack, String subject, String lockName, boolean reentry, long callerWaitNanos) {
+        if (cutOff()) {
+            giveBack.run();
+            return overran(subject, lockName, reentry, callerWaitNanos);
+        }
+        Throwable failure = lastFailure;
+        return failure != null && !reentry ? givenUp(failure) : null;
+    }
+
+    /**
+     * What the caller gets when its wait and the {@linkplain WaitBound overrun} after it ended with
+     * an attempt unanswered: the attempt's outcome is unknown, so the message says so, and what
+     * becomes of a grant that may still come.
+     *
+     */
+    private LockBackendException overran(String subject, String lockName, boolean reentry, long callerWaitNanos) {
+        long unansweredNanos = ticker.nanoTime() - attemptNanos;
+        Throwable before = lastFailure;
+        String message = (reentry ? "re-entry" : "acquire") + " outcome unknown for " + subject + ": " + storeName
+                + " did not answer within the wait of " + seconds(callerWaitNanos) + " and "
+                + seconds(WaitBound.OVERRUN_NANOS) + " more (the last attempt unanswered for " + seconds(unansweredNanos)
+                + ")" + (before == null ? "" : "; the attempt before failed: " + before.getMessage())
+                + (reentry ? "; the outer hold is kept" : "; a best-effort release was sent");
+        return new LockBackendException(message, before, lockName, List.of());
     }
 
     /** As the {@code dlock} command prints durations ({@code 850 ms}, {@code 20.0 s}, {@code 3m 05s}), so its messages read alike. */

@@ -38,6 +38,11 @@ public final class ParkedWaiters {
 
         long leaseMs();
 
+        /** The holder description of its thread, as its attempts send it. */
+        default String holder() {
+            return "";
+        }
+
         /** The handoff gave the lock to this claimed waiter. */
         void takeOver(AcquireReply.Granted grant);
 

@@ -1,6 +1,5 @@
 package dev.dlock.internal.acquire;
 
-import dev.dlock.internal.LockEngine;
 import dev.dlock.internal.hold.ClientIdentity;
 import dev.dlock.internal.store.AcquireReply;
 import dev.dlock.internal.store.LockKind;
@@ -45,7 +44,7 @@ public final class QueuePlace {
         this.target = target;
         this.kind = kind;
         this.inQueue = context.handoff().queuesInStore(kind) && !reentry;
-        this.takesOverFromMessages = inQueue && kind.handsOffLocally();
+        this.takesOverFromMessages = inQueue && kind.handsOffLocally() && store.handsOverByNamingWaiters();
         this.identity = context.identity();
         this.ownerPrefix = owner;
         this.waiterTimeoutMs = context.settings().waiterTimeout().toMillis();
@@ -125,7 +124,7 @@ public final class QueuePlace {
     /**
      * When a release handed the lock over for less than the waiter's lease (its queue deadline came
      * first), the start of its last attempt, from which the lease counts
-     * ({@link LockEngine#register} renews it early); else 0.
+     * ({@link dev.dlock.internal.LockEngine#register} renews it early); else 0.
      */
     public long shortHandoverFromNanos() {
         return shortHandoverFromNanos;

@@ -1,6 +1,7 @@
 package dev.dlock.internal.acquire;
 
 import dev.dlock.LockLostException;
+import dev.dlock.LockObserver.LossCause;
 import dev.dlock.internal.store.AcquireReply;
 import dev.dlock.internal.store.LockKind;
 import dev.dlock.internal.store.LockTarget;
@@ -22,7 +23,7 @@ final class Refusals {
                     + "asked for it with " + permits + ": every client of a semaphore must give the same count (a new "
                     + "count applies once every permit is released)");
         }
-        return new LockLostException(target.name(), 0, lock
+        return new LockLostException(target.name(), 0, LossCause.GONE, lock
                 + " was lost before this re-entry: its lease expired or it was force-released");
     }
 }

@@ -1,7 +1,6 @@
 package dev.dlock.internal.hold;
 
 import dev.dlock.LockHolder;
-import dev.dlock.internal.acquire.Acquisition;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,7 +41,8 @@ public final class ClientIdentity {
 
     /**
      * The owner id prefix of the current thread: client id and thread id. Each acquire attempt adds
-     * a sequence number (see {@link Acquisition}), so owner ids are never reused.
+     * a sequence number (see {@link dev.dlock.internal.acquire.Acquisition}), so owner ids are never
+     * reused.
      */
     public String ownerPrefix() {
         return clientId + ":" + threadId(Thread.currentThread());

@@ -1,7 +1,6 @@
 package dev.dlock.internal.hold;
 
 import dev.dlock.LockHolder;
-import dev.dlock.internal.observe.LockInspector;
 import dev.dlock.internal.settings.Ticker;
 import dev.dlock.internal.store.ClientRecordEntry;
 import dev.dlock.internal.store.LockStore;
@@ -19,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  * The client's record in the store ({@link ClientRecordEntry}): its name, host and pid, and the
  * names of its threads that took locks. The reentrant lock keeps only the owner id, whose client
  * and thread ids lead here, so a held lock costs the store no holder description of its own;
- * {@link LockInspector} joins the two.
+ * {@link dev.dlock.internal.observe.LockInspector} joins the two.
  *
  * <p>The record must outlive every hold of the client: it is written before a thread's first
  * acquisition (and again when its name changed), lives at least {@link #MIN_TTL_MS} and longer

@@ -1,7 +1,6 @@
 package dev.dlock.internal.hold;
 
 import dev.dlock.LockObserver.LossCause;
-import dev.dlock.internal.acquire.Acquisition;
 import dev.dlock.internal.settings.Ticker;
 import dev.dlock.internal.store.LockStore;
 import dev.dlock.internal.store.Renewal;
@@ -11,8 +10,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A lock a release handed to one of this client's queued waiters lasts in the store no longer than
  * that waiter's queue deadline, and is known valid for the waiter timeout when its lease is longer
- * (see {@link Acquisition}): still held at half of that, it is renewed once, early, to its own
- * lease (an explicit lease: to what is left of it). A failed renewal is tried again at half of what
+ * (see {@link dev.dlock.internal.acquire.Acquisition}): still held at half of that, it is renewed
+ * once, early, to its own lease (an explicit lease: to what is left of it). A failed renewal is tried again at half of what
  * is left; the watchdog, or the lease's end on this client's clock, takes over from there.
  */
 public final class HandoverRenewal {

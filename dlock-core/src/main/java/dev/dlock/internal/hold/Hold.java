@@ -1,6 +1,7 @@
 package dev.dlock.internal.hold;
 
 import dev.dlock.LockLostException;
+import dev.dlock.LockObserver.LossCause;
 import dev.dlock.internal.settings.Ticker;
 import dev.dlock.internal.store.HeldLock;
 import dev.dlock.internal.store.LockKind;
@@ -84,10 +85,10 @@ public final class Hold {
     }
 
     /** Records the loss; true only for the first caller, who must tell the listeners. */
-    public boolean markLost(String reason) {
+    public boolean markLost(LossCause cause, String reason) {
         declaredLost = true;
         lossActions.forEach(Runnable::run);
-        return lost.complete(new LockLostException(name, token, kind.label() + " '" + name + "' was lost (fencing token "
+        return lost.complete(new LockLostException(name, token, cause, kind.label() + " '" + name + "' was lost (fencing token "
                 + token + "): " + reason));
     }
 

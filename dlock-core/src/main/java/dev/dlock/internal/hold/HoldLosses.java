@@ -34,7 +34,7 @@ public final class HoldLosses {
 
     /** Marks the hold lost and tells the observers and the listeners, once. */
     public void lost(Hold hold, LossCause cause, String reason) {
-        if (hold.markLost(reason)) {
+        if (hold.markLost(cause, reason)) {
             LockLostException loss = hold.lossOrNull();
             LOG.warn(loss.getMessage());
             events.lost(hold, cause);

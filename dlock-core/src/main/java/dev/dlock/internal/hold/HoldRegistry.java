@@ -1,6 +1,5 @@
 package dev.dlock.internal.hold;
 
-import dev.dlock.internal.acquire.LocalHandoff;
 import dev.dlock.internal.store.LockKind;
 import java.util.Collection;
 import java.util.Collections;
@@ -11,8 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The holds of one client: all of them (so {@code close()} can release them), the thread-bound
  * ones by {@link ThreadSlot}, and the reentrant ones by lock key (a waiter of a lock held here
- * need not ask the store; see {@link LocalHandoff}). A hold leaves the registry when it is forgotten
- * (its last release) or lost; a thread-bound hold keeps its slot until its thread unlocks, so
+ * need not ask the store; see {@link dev.dlock.internal.acquire.LocalHandoff}). A hold leaves the
+ * registry when it is forgotten (its last release) or lost; a thread-bound hold keeps its slot until its thread unlocks, so
  * that the unlock can report the loss.
  */
 public final class HoldRegistry {

@@ -27,11 +27,11 @@ public final class AclRefusals {
     public static <T> CompletableFuture<T> named(CompletableFuture<T> reply, String scriptName, String scriptBody) {
         return reply.exceptionallyCompose(error -> {
             Throwable cause = LettuceErrors.unwrap(error);
-            if (cause instanceof NodeFailure failure && failure.kind() == NodeError.Kind.ERROR_REPLY) {
+            if (cause instanceof NodeFailure failure && failure.kind() == NodeError.Cause.ERROR_REPLY) {
                 String described = describe(String.valueOf(failure.getMessage()), scriptName, scriptBody);
                 if (described != null) {
                     return CompletableFuture.failedFuture(
-                            new NodeFailure(NodeError.Kind.ERROR_REPLY, failure.address(), described, failure.getCause()));
+                            new NodeFailure(NodeError.Cause.ERROR_REPLY, failure.address(), described, failure.getCause()));
                 }
             }
             return CompletableFuture.failedFuture(cause);

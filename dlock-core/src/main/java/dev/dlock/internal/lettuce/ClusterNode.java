@@ -65,12 +65,15 @@ public final class ClusterNode implements RedisNode {
         this.commandTimeoutMs = commandTimeout.toMillis();
         this.address = "redis-cluster://" + seeds.stream().map(LettuceErrors::describe)
                 .map(uri -> uri.substring(uri.indexOf("://") + 3)).collect(Collectors.joining(","));
-        seeds.forEach(seed -> seed.setTimeout(commandTimeout));
+        // every command keeps the command timeout (TimeoutOptions); a seed's timeout bounds the connection's
+        // set-up and the topology refreshes (CLUSTER NODES from every node)
+        Duration connectTimeout = LettuceNode.connectTimeout(commandTimeout);
+        seeds.forEach(seed -> seed.setTimeout(connectTimeout));
         this.client = RedisClusterClient.create(resources, seeds);
         client.setOptions(ClusterClientOptions.builder()
                 .autoReconnect(true)
                 .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
-                .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).keepAlive(true).build())
+                .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).build())
                 // without a refresh the client keeps sending a failed-over slot's commands to the dead master
                 .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder().enableAllAdaptiveRefreshTriggers()
                         .enablePeriodicRefresh(TOPOLOGY_REFRESH_PERIOD).build())
@@ -85,7 +88,7 @@ public final class ClusterNode implements RedisNode {
                 commandLink.close();
             }
             shutDown();
-            throw LettuceErrors.cannotConnect(LettuceErrors.translate(address, commandTimeoutMs, false, e));
+            throw LettuceErrors.cannotConnect(LettuceErrors.translate(address, connectTimeout.toMillis(), false, e));
         }
         this.connection = commandLink;
         this.commands = commandLink.async();
@@ -192,7 +195,7 @@ public final class ClusterNode implements RedisNode {
                                                   Function<StatefulRedisConnection<String, String>, CompletableFuture<T>> command) {
         RedisClusterNode master = connection.getPartitions().getMasterBySlot(SlotHash.getSlot(key));
         if (master == null) {
-            return CompletableFuture.failedFuture(new NodeFailure(dev.dlock.NodeError.Kind.UNREACHABLE, address,
+            return CompletableFuture.failedFuture(new NodeFailure(dev.dlock.NodeError.Cause.UNREACHABLE, address,
                     "no master known for the slot of '" + key + "'", null));
         }
         RedisURI uri = master.getUri();

@@ -62,7 +62,7 @@ public final class CommandCheck {
             return null;
         } catch (ExecutionException e) {
             NodeFailure failure = e.getCause() instanceof NodeFailure node ? node : null;
-            if (failure == null || failure.kind() != NodeError.Kind.ERROR_REPLY
+            if (failure == null || failure.kind() != NodeError.Cause.ERROR_REPLY
                     || String.valueOf(failure.getMessage()).startsWith("NOSCRIPT")) {
                 return null;
             }
@@ -77,7 +77,7 @@ public final class CommandCheck {
                 : "the command is renamed or disabled (rename-command) or not offered by this service";
         String message = "Redis at " + address + " refuses " + probe.command() + ", which " + probe.needs() + ": "
                 + reply + " (" + why + ")";
-        NodeError error = new NodeError(address, NodeError.Kind.ERROR_REPLY, reply);
+        NodeError error = new NodeError(address, NodeError.Cause.ERROR_REPLY, reply);
         return new LockBackendException(message, null, null, List.of(error));
     }
 

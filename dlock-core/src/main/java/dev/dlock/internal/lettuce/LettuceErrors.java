@@ -55,18 +55,18 @@ public final class LettuceErrors {
             return failure;
         }
         if (cause instanceof RedisCommandTimeoutException) {
-            return new NodeFailure(NodeError.Kind.TIMEOUT, address, "timed out after " + commandTimeoutMs + " ms"
+            return new NodeFailure(NodeError.Cause.TIMEOUT, address, "timed out after " + commandTimeoutMs + " ms"
                     + (connected ? "" : " (not connected: unreachable)"), cause);
         }
         if (cause instanceof RedisCommandExecutionException) {
             String reply = String.valueOf(cause.getMessage());
-            NodeError.Kind kind = reply.startsWith("WRONGTYPE") ? NodeError.Kind.WRONG_TYPE : NodeError.Kind.ERROR_REPLY;
+            NodeError.Cause kind = reply.startsWith("WRONGTYPE") ? NodeError.Cause.WRONG_TYPE : NodeError.Cause.ERROR_REPLY;
             return new NodeFailure(kind, address, reply, cause);
         }
         if (cause instanceof RedisConnectionException) {
-            return new NodeFailure(NodeError.Kind.UNREACHABLE, address, Failures.rootMessage(cause), cause);
+            return new NodeFailure(NodeError.Cause.UNREACHABLE, address, Failures.rootMessage(cause), cause);
         }
-        return new NodeFailure(NodeError.Kind.OTHER, address, Failures.rootMessage(cause), cause);
+        return new NodeFailure(NodeError.Cause.OTHER, address, Failures.rootMessage(cause), cause);
     }
 
     /** The same future, failing with a {@link NodeFailure} instead of the client library's exception. */

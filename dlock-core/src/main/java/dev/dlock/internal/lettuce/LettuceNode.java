@@ -38,6 +38,21 @@ import java.util.concurrent.TimeUnit;
  */
 public final class LettuceNode implements RedisNode {
 
+    /**
+     * The least time a connection's set-up (TCP, HELLO, CLIENT SETNAME; on a Cluster also the topology
+     * refreshes' CLUSTER NODES from every node) gets. It takes several round trips and is rare; bounded
+     * by one command's timeout (200 ms for a short lease, or a quarter of a 3 s lease: 750 ms), clients
+     * on a loaded machine could not connect at all, and a fault campaign's cluster clients failed every
+     * refresh and reconnect after a failover and accepted no write for 60 s although every node answered.
+     * Every call keeps the command timeout.
+     */
+    static final Duration CONNECT_FLOOR = Duration.ofSeconds(3);
+
+    /** @return the timeout of a connection's set-up for {@code commandTimeout}: at least {@link #CONNECT_FLOOR} */
+    static Duration connectTimeout(Duration commandTimeout) {
+        return commandTimeout.compareTo(CONNECT_FLOOR) < 0 ? CONNECT_FLOOR : commandTimeout;
+    }
+
     private final RedisClient client;
     private final String address;
     private final CommandOrder commandOrder;
@@ -84,14 +99,16 @@ public final class LettuceNode implements RedisNode {
         this.admission = distinctServers == null ? null : new RedlockAdmission(address);
         this.identity = distinctServers == null ? null
                 : new ServerIdentity(address, commandTimeoutMs, distinctServers, admission);
-        uri.setTimeout(commandTimeout);
+        // every command keeps the command timeout (TimeoutOptions); the URI's timeout bounds a connection's set-up
+        Duration connectTimeout = connectTimeout(commandTimeout);
+        uri.setTimeout(connectTimeout);
         this.client = new AsyncOnlyRedisClient(resources, uri);
         this.commandOrder = new CommandOrder(resources.eventExecutorGroup().next());
         this.pubSubOrder = new CommandOrder(resources.eventExecutorGroup().next());
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(true)
                 .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
-                .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).keepAlive(true).build())
+                .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).build())
                 .build());
         try {
             connect();

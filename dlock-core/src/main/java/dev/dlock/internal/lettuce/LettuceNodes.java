@@ -122,7 +122,7 @@ public final class LettuceNodes implements AutoCloseable {
     private static void requireDistinctServers(DistinctServers servers) {
         List<String> shared = servers.sharedServers();
         if (!shared.isEmpty()) {
-            throw new IllegalArgumentException("redlockNodes must be distinct servers: " + String.join("; ", shared)
+            throw new IllegalArgumentException("RedisStore.redlock needs distinct servers: " + String.join("; ", shared)
                     + ". A Redlock's majority must be a majority of servers");
         }
     }

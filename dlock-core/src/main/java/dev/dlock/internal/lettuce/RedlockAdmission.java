@@ -41,7 +41,7 @@ final class RedlockAdmission implements DistinctServers.Member {
 
     @Override
     public void sameServer(String sameServerAs) {
-        sameServer = sameServerAs == null ? null : new NodeFailure(NodeError.Kind.UNREACHABLE, address,
+        sameServer = sameServerAs == null ? null : new NodeFailure(NodeError.Cause.UNREACHABLE, address,
                 "refused: the same server as Redlock node " + sameServerAs + "; a Redlock needs distinct servers, "
                         + "so its vote is not counted", null);
     }
@@ -79,7 +79,7 @@ final class RedlockAdmission implements DistinctServers.Member {
     /** Why a call that is not held back cannot be sent now (a listing, a count); null when it can. */
     synchronized NodeFailure refusalWithoutHoldingBack(boolean connected) {
         if (!serverKnown) {
-            return new NodeFailure(NodeError.Kind.UNREACHABLE, address, connected
+            return new NodeFailure(NodeError.Cause.UNREACHABLE, address, connected
                     ? "reconnected, but the server behind the new link is not identified yet"
                     : "not connected (reconnecting)", null);
         }
@@ -102,7 +102,7 @@ final class RedlockAdmission implements DistinctServers.Member {
         return sent.orTimeout(timeoutMs, TimeUnit.MILLISECONDS).handle((ok, error) -> error)
                 .thenCompose(error -> error == null ? counted(call) : CompletableFuture.failedFuture(
                         error instanceof NodeFailure refused ? refused
-                                : new NodeFailure(NodeError.Kind.UNREACHABLE, address, "not sent: its server was not "
+                                : new NodeFailure(NodeError.Cause.UNREACHABLE, address, "not sent: its server was not "
                                 + "identified again within " + timeoutMs + " ms of the link dropping", null)));
     }
 
@@ -111,7 +111,7 @@ final class RedlockAdmission implements DistinctServers.Member {
         long dropsAtSend = linkDrops;
         return call.get().thenCompose(result -> linkDrops == dropsAtSend
                 ? CompletableFuture.completedFuture(result)
-                : CompletableFuture.failedFuture(new NodeFailure(NodeError.Kind.OTHER, address,
+                : CompletableFuture.failedFuture(new NodeFailure(NodeError.Cause.OTHER, address,
                         "outcome unknown: the link dropped before the reply and the call was resent after "
                                 + "reconnecting, perhaps to another server; this node's vote is not counted", null)));
     }

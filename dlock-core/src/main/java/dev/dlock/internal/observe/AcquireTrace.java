@@ -1,7 +1,6 @@
 package dev.dlock.internal.observe;
 
 import dev.dlock.LockObserver.AcquireOutcome;
-import dev.dlock.internal.acquire.Acquisition;
 import dev.dlock.internal.hold.ClientIdentity;
 import dev.dlock.internal.store.LockKind;
 import dev.dlock.internal.store.LockTarget;
@@ -9,8 +8,8 @@ import dev.dlock.internal.store.LockTarget;
 /**
  * What the client's {@link LockEvents} follow of one acquisition: when it started, whether it
  * waits, where it was called from, and its observers' own value; {@link #OFF} when nothing is
- * followed (no observer, no slow-lock warnings, or a re-entry). {@link Acquisition} only says
- * when it starts waiting and how it ends.
+ * followed (no observer, no slow-lock warnings, or a re-entry).
+ * {@link dev.dlock.internal.acquire.Acquisition} only says when it starts waiting and how it ends.
  */
 public final class AcquireTrace {
 

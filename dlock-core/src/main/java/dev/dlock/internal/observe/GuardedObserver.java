@@ -1,5 +1,6 @@
 package dev.dlock.internal.observe;
 
+import dev.dlock.LockKind;
 import dev.dlock.LockObserver;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -35,7 +36,7 @@ public final class GuardedObserver implements LockObserver {
     }
 
     @Override
-    public Object acquireStarted(Kind kind, String lockName) {
+    public Object acquireStarted(LockKind kind, String lockName) {
         if (observers.length == 1) {
             return startOne(observers[0], kind, lockName);
         }
@@ -46,7 +47,7 @@ public final class GuardedObserver implements LockObserver {
         return started;
     }
 
-    private Object startOne(LockObserver observer, Kind kind, String lockName) {
+    private Object startOne(LockObserver observer, LockKind kind, String lockName) {
         try {
             return observer.acquireStarted(kind, lockName);
         } catch (Throwable e) {
@@ -56,7 +57,7 @@ public final class GuardedObserver implements LockObserver {
     }
 
     @Override
-    public void acquireFinished(Kind kind, String lockName, AcquireOutcome outcome, long waitNanos, Object started) {
+    public void acquireFinished(LockKind kind, String lockName, AcquireOutcome outcome, long waitNanos, Object started) {
         for (int i = 0; i < observers.length; i++) {
             Object own = observers.length == 1 ? started : ((Object[]) started)[i];
             try {
@@ -68,7 +69,7 @@ public final class GuardedObserver implements LockObserver {
     }
 
     @Override
-    public void waitStarted(Kind kind, String lockName) {
+    public void waitStarted(LockKind kind, String lockName) {
         for (LockObserver observer : observers) {
             try {
                 observer.waitStarted(kind, lockName);
@@ -79,7 +80,7 @@ public final class GuardedObserver implements LockObserver {
     }
 
     @Override
-    public void waitEnded(Kind kind, String lockName) {
+    public void waitEnded(LockKind kind, String lockName) {
         for (LockObserver observer : observers) {
             try {
                 observer.waitEnded(kind, lockName);
@@ -90,7 +91,7 @@ public final class GuardedObserver implements LockObserver {
     }
 
     @Override
-    public void holdStarted(Kind kind, String lockName) {
+    public void holdStarted(LockKind kind, String lockName) {
         for (LockObserver observer : observers) {
             try {
                 observer.holdStarted(kind, lockName);
@@ -101,7 +102,7 @@ public final class GuardedObserver implements LockObserver {
     }
 
     @Override
-    public void holdEnded(Kind kind, String lockName, long heldNanos, HoldEnding ending) {
+    public void holdEnded(LockKind kind, String lockName, long heldNanos, HoldEnding ending) {
         for (LockObserver observer : observers) {
             try {
                 observer.holdEnded(kind, lockName, heldNanos, ending);
@@ -112,7 +113,7 @@ public final class GuardedObserver implements LockObserver {
     }
 
     @Override
-    public void lost(Kind kind, String lockName, LossCause cause) {
+    public void lost(LockKind kind, String lockName, LossCause cause) {
         for (LockObserver observer : observers) {
             try {
                 observer.lost(kind, lockName, cause);

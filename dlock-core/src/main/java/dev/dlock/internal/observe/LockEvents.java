@@ -3,7 +3,6 @@ package dev.dlock.internal.observe;
 import dev.dlock.LockObserver;
 import dev.dlock.LockObserver.AcquireOutcome;
 import dev.dlock.LockObserver.HoldEnding;
-import dev.dlock.LockObserver.Kind;
 import dev.dlock.LockObserver.LossCause;
 import dev.dlock.internal.hold.Hold;
 import dev.dlock.internal.hold.HoldEvents;
@@ -140,13 +139,13 @@ public final class LockEvents implements HoldEvents {
         }
     }
 
-    public static Kind kind(LockKind kind) {
+    public static dev.dlock.LockKind kind(LockKind kind) {
         return switch (kind) {
-            case REENTRANT -> Kind.REENTRANT;
-            case FAIR -> Kind.FAIR;
-            case READ -> Kind.READ;
-            case WRITE -> Kind.WRITE;
-            case PERMIT -> Kind.PERMIT;
+            case REENTRANT -> dev.dlock.LockKind.REENTRANT;
+            case FAIR -> dev.dlock.LockKind.FAIR;
+            case READ -> dev.dlock.LockKind.READ;
+            case WRITE -> dev.dlock.LockKind.WRITE;
+            case PERMIT -> dev.dlock.LockKind.PERMIT;
         };
     }
 

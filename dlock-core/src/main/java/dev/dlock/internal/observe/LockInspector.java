@@ -38,31 +38,57 @@ public final class LockInspector {
 
     /** The lock's state as the kind sees it, with every hold in that view. */
     public CompletableFuture<LockInfo> inspect(LockTarget target, LockKind kind) {
+        return inspect(target, kind, true);
+    }
+
+    /**
+     * @param ownKind whether an exclusive hold is reported as {@code kind} (a lock's own view); false for a
+     *                listing, which reads every lock through one view and cannot tell exclusive kinds apart
+     */
+    private CompletableFuture<LockInfo> inspect(LockTarget target, LockKind kind, boolean ownKind) {
         CompletableFuture<Long> waiting = store.waitingCount(target).exceptionally(error -> 0L);
         CompletableFuture<LockHolds> holds = store.holds(target);
         CompletableFuture<LockState> summary = store.inspect(target, kind);
         return CompletableFuture.allOf(summary, holds, waiting).thenCompose(done -> {
             LockState state = summary.join();
             if (!state.isHeld()) {
-                return CompletableFuture.completedFuture(new LockInfo(target.name(), target.key(), Optional.empty(), 0,
-                        Duration.ZERO, 0, waiting.join(), Duration.ZERO, List.of(), 0));
+                return CompletableFuture.completedFuture(LockInfo.free(target.name(), target.key(), waiting.join()));
             }
             Holders holders = new Holders();
             CompletableFuture<LockHolder> holder = holders.of(state.owner(), state.holder());
             List<CompletableFuture<HoldInfo>> shown = inView(holds.join(), kind, holders);
             return CompletableFuture.allOf(shown.toArray(CompletableFuture[]::new)).thenCombine(holder, (all, who) ->
-                    new LockInfo(target.name(), target.key(), Optional.of(who), state.holdCount(),
+                    LockInfo.of(target.name(), target.key(), heldKind(holds.join(), kind, ownKind), Optional.of(who),
+                            state.holdCount(),
                             Duration.ofMillis(Math.max(0, state.pttlMs())), state.token(), waiting.join(),
                             Duration.ofMillis(state.heldMs()), shown.stream().map(CompletableFuture::join).toList(),
                             holds.join().permits()));
         });
     }
 
+    /**
+     * The kind held, as far as the store tells: shared holds are a semaphore's permits (a permit count is
+     * stored) or readers; an exclusive hold is the viewing lock's own kind (a reader's view of one: a writer),
+     * unknown to a listing or a semaphore's view.
+     */
+    private static Optional<dev.dlock.LockKind> heldKind(LockHolds holds, LockKind view, boolean ownKind) {
+        if (holds.permits() > 0) {
+            return Optional.of(dev.dlock.LockKind.PERMIT);
+        }
+        if (holds.holds().stream().anyMatch(LockHolds.HoldState::shared)) {
+            return Optional.of(dev.dlock.LockKind.READ);
+        }
+        if (!ownKind || view == LockKind.PERMIT) {
+            return Optional.empty();
+        }
+        return Optional.of(view == LockKind.READ ? dev.dlock.LockKind.WRITE : dev.dlock.LockKind.valueOf(view.name()));
+    }
+
     /** The holds the kind's view shows: a read lock's (or semaphore's) the shared ones, a write lock's the exclusive one. */
     private static List<CompletableFuture<HoldInfo>> inView(LockHolds all, LockKind kind, Holders holders) {
         return all.holds().stream()
                 .filter(hold -> kind.mode().isEmpty() || hold.shared() == kind.mode().equals("r"))
-                .map(hold -> holders.of(hold.owner(), hold.holder()).thenApply(who -> new HoldInfo(who,
+                .map(hold -> holders.of(hold.owner(), hold.holder()).thenApply(who -> HoldInfo.of(who,
                         hold.holdCount(), Duration.ofMillis(Math.max(0, hold.pttlMs())), hold.token(), hold.shared())))
                 .toList();
     }
@@ -103,7 +129,7 @@ public final class LockInspector {
     private CompletableFuture<List<LockInfo>> heldAmong(List<String> names) {
         List<CompletableFuture<LockInfo>> infos = new ArrayList<>();
         for (String name : names) {
-            infos.add(inspect(LockTarget.of(keyPrefix, name), LockKind.anyHolderView()));
+            infos.add(inspect(LockTarget.of(keyPrefix, name), LockKind.anyHolderView(), false));
         }
         return CompletableFuture.allOf(infos.toArray(CompletableFuture[]::new)).thenApply(done -> infos.stream()
                 .map(CompletableFuture::join)

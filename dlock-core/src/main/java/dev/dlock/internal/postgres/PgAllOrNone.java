@@ -43,7 +43,7 @@ final class PgAllOrNone implements StoreAllOrNone {
                                                String waiterId, long waiterTimeoutMs, boolean mayWait) {
         long startNanos = nanoTime.getAsLong();
         String[] names = targets.stream().map(LockTarget::key).toArray(String[]::new);
-        return connections.submit(c -> {
+        return connections.submit("acquire_all", c -> {
             try (PreparedStatement call = c.prepareStatement(acquireAllSql)) {
                 call.setArray(1, c.createArrayOf("text", names));
                 call.setArray(2, c.createArrayOf("text", owners.toArray(String[]::new)));
@@ -76,7 +76,7 @@ final class PgAllOrNone implements StoreAllOrNone {
             }
             String name = targets.stream().map(LockTarget::name).toList().toString();
             LockBackendException failure = connections.failed("acquire", name, error);
-            if (PgConnections.kind(PgUrls.unwrap(error)).outcomeUnknown()) {
+            if (PgFailures.kind(PgUrls.unwrap(error)).outcomeUnknown()) {
                 for (int i = 0; i < targets.size(); i++) {
                     abandon.accept(targets.get(i), owners.get(i));
                 }

@@ -29,7 +29,7 @@ final class PgClientRecords {
                     .append(json(entry.threads().get(i + 1)));
         }
         threads.append('}');
-        return connections.submit(c -> {
+        return connections.submit("write_client", c -> {
             try (PreparedStatement call = c.prepareStatement("SELECT "
                     + schema.qualified("dlock_write_client(?, ?, ?, ?, ?, ?, ?::jsonb)"))) {
                 call.setString(1, entry.clientId());
@@ -46,7 +46,7 @@ final class PgClientRecords {
     }
 
     CompletableFuture<Void> drop(String clientId) {
-        return connections.submit(c -> {
+        return connections.submit("drop_client", c -> {
             try (PreparedStatement call = c.prepareStatement("DELETE FROM " + schema.qualified("dlock_client")
                     + " WHERE client_id = ?")) {
                 call.setString(1, clientId);
@@ -57,7 +57,7 @@ final class PgClientRecords {
     }
 
     CompletableFuture<Optional<LockHolder>> read(String clientId, String threadId) {
-        return connections.submit(c -> {
+        return connections.submit("read_client", c -> {
             try (PreparedStatement call = c.prepareStatement("SELECT client_name, host, pid, threads ->> ? FROM "
                     + schema.qualified("dlock_client") + " WHERE client_id = ? AND expires > clock_timestamp()")) {
                 call.setString(1, threadId);

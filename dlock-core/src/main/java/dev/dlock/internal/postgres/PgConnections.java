@@ -1,6 +1,7 @@
 package dev.dlock.internal.postgres;
 
 import dev.dlock.LockBackendException;
+import dev.dlock.LockObserver;
 import dev.dlock.NodeError;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -13,9 +14,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
 import javax.sql.DataSource;
+import org.postgresql.PGConnection;
 
 /**
  * Where a PostgreSQL store gets its connections, and the threads that use them: JDBC blocks, so
@@ -37,8 +40,18 @@ final class PgConnections implements AutoCloseable {
     private final String address;
     private final int commandTimeoutMs;
     private final ExecutorService executor;
-    private final Deque<Connection> idle = new ArrayDeque<>();
+    /** A connection given back, and since when it is idle. */
+    private record Idle(Connection connection, long sinceNanos) {
+    }
+
+    /** An idle connection older than this is checked before it is used again. */
+    static final long CHECK_IDLE_AFTER_MS = 500;
+
+    private final Deque<Idle> idle = new ArrayDeque<>();
     private volatile boolean closed;
+    /** Statements are sent unnamed, never prepared on the server (PgBouncer in transaction pooling). */
+    private volatile boolean unprepared;
+    private volatile LockObserver observer;
 
     private PgConnections(DataSource dataSource, String url, Properties properties, String address,
                           long commandTimeoutMs, int threads) {
@@ -68,6 +81,11 @@ final class PgConnections implements AutoCloseable {
         if (!url.contains("connectTimeout=")) {
             properties.setProperty("connectTimeout", Long.toString(seconds));
         }
+        // connectTimeout bounds the TCP connect alone: a server that accepts but does not answer (paused,
+        // overloaded) held the startup and authentication exchange, and so the caller, without bound
+        if (!url.contains("loginTimeout=")) {
+            properties.setProperty("loginTimeout", Long.toString(seconds));
+        }
         if (!url.contains("ApplicationName=")) {
             properties.setProperty("ApplicationName", "dlock");
         }
@@ -79,9 +97,20 @@ final class PgConnections implements AutoCloseable {
         return address;
     }
 
-    /** Runs the call on a store thread with a connection; the future fails with the call's {@link SQLException}. */
-    <T> CompletableFuture<T> submit(Call<T> call) {
+    /** Reports each submitted call to the observer (guarded, never throws); null: none. */
+    void observedBy(LockObserver observer) {
+        this.observer = observer;
+    }
+
+    /**
+     * Runs the call on a store thread with a connection; the future fails with the call's {@link
+     * SQLException}. The call is reported to the observer as {@code name} (the SQL function's name
+     * without {@code dlock_}), from its submission to its outcome.
+     */
+    <T> CompletableFuture<T> submit(String name, Call<T> call) {
         CompletableFuture<T> result = new CompletableFuture<>();
+        LockObserver observing = observer;
+        long startNanos = observing == null ? 0 : System.nanoTime();
         try {
             executor.execute(() -> {
                 try {
@@ -93,6 +122,9 @@ final class PgConnections implements AutoCloseable {
         } catch (RejectedExecutionException e) {
             result.completeExceptionally(new SQLException("the client is closed", "08003", e));
         }
+        if (observing != null) {
+            result.whenComplete((value, error) -> observing.scriptCall(name, System.nanoTime() - startNanos, error == null));
+        }
         return result;
     }
 
@@ -102,26 +134,43 @@ final class PgConnections implements AutoCloseable {
     }
 
     /**
-     * Runs the call on the caller's thread, with a reply awaited up to {@code timeoutMs}. A call on
-     * a connection that the server had closed at a shutdown (57P01: nothing of it was committed) is
-     * run once more on a fresh one, so that the first call after a restart does not fail for a
-     * connection opened before it.
+     * Runs the call on the caller's thread, with a reply awaited up to {@code timeoutMs}. A call
+     * whose connection the server had ended before reading it ({@link PgFailures#sessionEnded}: a
+     * DBA's idle_session_timeout, a restart, pg_terminate_backend; nothing of it ran) is run once
+     * more on a fresh connection, so that no call fails for a connection opened before.
      */
     <T> T run(Call<T> call, int timeoutMs) throws SQLException {
         try {
-            return runOnce(call, timeoutMs);
+            return runOnce(call, timeoutMs, false);
         } catch (SQLException e) {
-            if (!"57P01".equals(e.getSQLState())) {
+            if (!PgFailures.sessionEnded(e)) {
                 throw e;
             }
-            return runOnce(call, timeoutMs);
+            return runOnce(call, timeoutMs, true);
         }
     }
 
-    private <T> T runOnce(Call<T> call, int timeoutMs) throws SQLException {
-        Connection connection = borrow();
+    /**
+     * From now on, statements are never prepared on the server ({@code prepareThreshold=0} for
+     * dlock's statements, whatever the URL or the application's pool says): behind PgBouncer in
+     * transaction pooling each transaction may run on another server connection, where a statement
+     * prepared on the last one is missing ("prepared statement S_1 does not exist") or another
+     * client's is there ("S_1 already exists").
+     */
+    void prepareNothing() {
+        unprepared = true;
+    }
+
+    private <T> T runOnce(Call<T> call, int timeoutMs, boolean fresh) throws SQLException {
+        Connection connection = fresh ? connect() : borrow();
         boolean healthy = false;
+        int poolsThreshold = -1;
         try {
+            if (unprepared && connection.isWrapperFor(PGConnection.class)) {
+                PGConnection pg = connection.unwrap(PGConnection.class);
+                poolsThreshold = pg.getPrepareThreshold();
+                pg.setPrepareThreshold(0);
+            }
             connection.setNetworkTimeout(Runnable::run, timeoutMs);
             T value = call.run(connection);
             if (!connection.getAutoCommit()) {
@@ -130,33 +179,62 @@ final class PgConnections implements AutoCloseable {
             healthy = true;
             return value;
         } catch (SQLException e) {
-            healthy = !isConnectionFailure(e) && rollBack(connection);
+            healthy = !PgFailures.isConnectionFailure(e) && rollBack(connection);
             if (!healthy) {
                 // the server went away: the idle connections opened before went with it
                 dropIdle();
             }
             throw e;
         } finally {
+            if (poolsThreshold >= 0 && dataSource != null && healthy) {
+                // the application's connection goes back to its pool as it came
+                connection.unwrap(PGConnection.class).setPrepareThreshold(poolsThreshold);
+            }
             giveBack(connection, healthy);
         }
     }
 
     /** A connection of its own for the caller to keep (the LISTEN connection); the caller closes it. */
     Connection open() throws SQLException {
-        return dataSource != null ? dataSource.getConnection() : DriverManager.getConnection(url, properties);
+        return connect();
     }
 
+    /**
+     * A connection of the pool's, or a new one. One that sat idle for {@value #CHECK_IDLE_AFTER_MS}
+     * ms or more is checked first (one round trip, at most a second): a firewall's idle timer, a
+     * pooler's or server's restart and a DBA's idle timeouts end idle connections, and a statement
+     * sent on such a one would fail with its outcome unknown.
+     */
     private Connection borrow() throws SQLException {
         if (dataSource != null) {
             return dataSource.getConnection();
         }
-        synchronized (idle) {
-            Connection connection = idle.pollFirst();
-            if (connection != null) {
-                return connection;
+        while (true) {
+            Idle kept;
+            synchronized (idle) {
+                kept = idle.pollFirst();
             }
+            if (kept == null) {
+                return connect();
+            }
+            if (System.nanoTime() - kept.sinceNanos() < TimeUnit.MILLISECONDS.toNanos(CHECK_IDLE_AFTER_MS)
+                    || isAlive(kept.connection())) {
+                return kept.connection();
+            }
+            closeQuietly(kept.connection());
         }
-        return DriverManager.getConnection(url, properties);
+    }
+
+    private Connection connect() throws SQLException {
+        return dataSource != null ? dataSource.getConnection() : DriverManager.getConnection(url, properties);
+    }
+
+    private static boolean isAlive(Connection connection) {
+        try {
+            return connection.isValid(1);
+        } catch (SQLException e) {
+            return false;
+        }
     }
 
     private void giveBack(Connection connection, boolean healthy) {
@@ -165,7 +243,7 @@ final class PgConnections implements AutoCloseable {
             return;
         }
         synchronized (idle) {
-            idle.addFirst(connection);
+            idle.addFirst(new Idle(connection, System.nanoTime()));
         }
     }
 
@@ -180,41 +258,20 @@ final class PgConnections implements AutoCloseable {
         }
     }
 
-    static boolean isConnectionFailure(SQLException e) {
-        String state = e.getSQLState();
-        return state == null || state.startsWith("08") || state.startsWith("57P");
-    }
-
-    /**
-     * How a server call failed, in the terms every store uses: not run (unreachable, refused,
-     * starting, read-only), timed out or broken off mid-way (outcome unknown), or an error reply.
-     */
-    static NodeError.Kind kind(Throwable failure) {
-        if (!(failure instanceof SQLException e)) {
-            return NodeError.Kind.OTHER;
-        }
-        String state = e.getSQLState() == null ? "" : e.getSQLState();
-        return switch (state) {
-            case "57014" -> NodeError.Kind.TIMEOUT;                      // query_canceled: the statement timed out
-            case "08001", "08004", "57P03", "25006", "08003" -> NodeError.Kind.UNREACHABLE; // not run at all
-            default -> state.startsWith("08") || state.startsWith("57P") || state.isEmpty()
-                    ? NodeError.Kind.OTHER : NodeError.Kind.ERROR_REPLY;
-        };
-    }
-
     /**
      * The failure as every store reports it: what was done, on which lock, what is known about the
      * outcome, the database's message.
      */
     LockBackendException failed(String operation, String lockName, Throwable failure) {
         Throwable cause = PgUrls.unwrap(failure);
-        NodeError.Kind kind = kind(cause);
+        NodeError.Cause kind = PgFailures.kind(cause);
         String message = cause.getMessage() == null ? cause.toString() : cause.getMessage().strip();
         NodeError error = new NodeError(address, kind, message);
         String subject = lockName == null ? "" : " for lock '" + lockName + "'";
         String text = switch (kind) {
             case TIMEOUT, OTHER -> operation + " outcome unknown" + subject + " on " + address + ": " + message;
             case UNREACHABLE -> operation + " failed" + subject + ": PostgreSQL at " + address + " unreachable: " + message;
+            case REFUSED -> operation + " refused" + subject + " by PostgreSQL at " + address + ": " + message;
             default -> operation + " failed" + subject + " on " + address + ": " + message;
         };
         return new LockBackendException(text, cause, lockName, List.of(error));
@@ -222,7 +279,7 @@ final class PgConnections implements AutoCloseable {
 
     private void dropIdle() {
         synchronized (idle) {
-            idle.forEach(PgConnections::closeQuietly);
+            idle.forEach(kept -> closeQuietly(kept.connection()));
             idle.clear();
         }
     }

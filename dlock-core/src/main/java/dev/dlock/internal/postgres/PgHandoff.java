@@ -61,7 +61,7 @@ final class PgHandoff implements StoreHandoff {
         QueuePasses passes = passedQueue.get(key);
         boolean mayPassQueue = passes == null
                 || passes.count() < MAX_QUEUE_PASSES && startNanos - passes.sinceNanos() < QUEUE_PASS_WINDOW_NANOS;
-        return connections.submit(c -> {
+        return connections.submit("hand_off", c -> {
             try (PreparedStatement call = c.prepareStatement(handOffSql)) {
                 call.setString(1, target.key());
                 call.setString(2, fromOwner);

@@ -66,7 +66,7 @@ final class PgInspection {
     }
 
     private CompletableFuture<List<HoldRow>> rows(LockTarget target) {
-        return connections.submit(c -> {
+        return connections.submit("holds", c -> {
             try (PreparedStatement call = c.prepareStatement("SELECT owner, mode, hold_count, token, holder, "
                     + "lease_left_ms, held_ms, permits FROM " + schema.qualified("dlock_holds(?)"))) {
                 call.setString(1, target.key());
@@ -84,7 +84,7 @@ final class PgInspection {
 
     CompletableFuture<List<String>> lockNames(String namePattern) {
         String keyRegex = "^" + PgGlob.quote(keyPrefix + "{") + PgGlob.toRegex(namePattern) + "\\}$";
-        return connections.submit(c -> {
+        return connections.submit("names", c -> {
             List<String> names = new ArrayList<>();
             try (PreparedStatement call = c.prepareStatement("SELECT name FROM " + schema.qualified("dlock_names(?, ?)"))) {
                 call.setString(1, keyRegex);
@@ -101,7 +101,7 @@ final class PgInspection {
     }
 
     CompletableFuture<Long> waitingCount(LockTarget target) {
-        return connections.submit(c -> {
+        return connections.submit("waiting_count", c -> {
             try (PreparedStatement call = c.prepareStatement("SELECT " + schema.qualified("dlock_waiting_count(?)"))) {
                 call.setString(1, target.key());
                 try (ResultSet row = call.executeQuery()) {

@@ -1,6 +1,7 @@
 package dev.dlock.internal.postgres;
 
 import dev.dlock.LockBackendException;
+import dev.dlock.NodeError;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -16,15 +17,22 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * dlock's tables and functions in one schema ({@value #RESOURCE}): checked at start, created on
- * first use when allowed. A missing table with creation off, or a table of another shape, is an
+ * dlock's tables and functions in one schema ({@link #RESOURCES}, each version's file after the
+ * last): checked at start, created or brought to the current version on first use when allowed. A missing table with creation off, or a table of another shape, is an
  * error at start that names the SQL to run or the columns that differ, never a lock that fails later.
  */
 final class PgSchema {
 
-    /** The versioned SQL file, on the class path (and in dlock-core's jar). */
-    static final String RESOURCE = "dev/dlock/postgres/V1__dlock.sql";
-    static final int VERSION = 1;
+    /**
+     * The versioned SQL files, on the class path (and in dlock-core's jar), in the order they run:
+     * each takes a schema of the version before to its own; all are idempotent.
+     */
+    static final List<String> RESOURCES = List.of("dev/dlock/postgres/V1__dlock.sql", "dev/dlock/postgres/V2__dlock.sql",
+            "dev/dlock/postgres/V3__dlock.sql");
+    /** The files as messages name them. */
+    static final String FILES = String.join(" then ", RESOURCES);
+    /** The version of the last file, which dlock_schema_version() returns. */
+    static final int VERSION = RESOURCES.size();
 
     /** Each table's columns as format_type names them, in order. */
     private static final Map<String, Map<String, String>> TABLES = Map.of(
@@ -62,32 +70,59 @@ final class PgSchema {
         // the shape first: the file's functions would not even be created over a foreign table
         String shape = wrongShape(connection);
         if (shape != null) {
-            throw new LockBackendException("dlock's table " + shape + " in schema " + quote(schema) + " on " + address
-                    + ": it is not dlock's (the expected shape is in " + RESOURCE + "); drop or rename it, or give dlock "
+            throw refused(address, "dlock's table " + shape + " in schema " + quote(schema) + " on " + address
+                    + ": it is not dlock's (the expected shape is in " + RESOURCES.get(0) + "); drop or rename it, or give dlock "
                     + "another schema");
         }
         List<String> missing = missingTables(connection);
-        if (missing.isEmpty() && hasCurrentFunctions(connection)) {
+        int version = missing.isEmpty() ? installedVersion(connection) : 0;
+        if (version >= VERSION) {
+            // a later build's schema (during a rolling upgrade): its files keep every function this
+            // build calls, and running this build's files over it would take its functions back
             return;
         }
         if (!create) {
-            throw new LockBackendException("dlock's schema is missing in schema " + quote(schema) + " on " + address
-                    + (missing.isEmpty() ? " (its functions are missing or of another version)"
-                    : " (no table " + String.join(", ", missing) + ")")
-                    + " and creating it is turned off: run the SQL file " + RESOURCE + " (in dlock-core's jar; "
-                    + "it is Flyway and Liquibase friendly) with search_path set to " + quote(schema)
-                    + ", or allow dlock to create it");
+            String found = !missing.isEmpty() ? "dlock's schema is missing in schema " + quote(schema) + " on " + address
+                    + " (no table " + String.join(", ", missing) + ")"
+                    : version > 0 ? "dlock's schema in schema " + quote(schema) + " on " + address + " is of version "
+                    + version + ", this dlock needs version " + VERSION
+                    : "dlock's schema is missing in schema " + quote(schema) + " on " + address
+                    + " (its functions are missing or of another version)";
+            String files = version > 0 && version < VERSION
+                    ? String.join(" then ", RESOURCES.subList(version, VERSION)) : FILES;
+            throw refused(address, found + " and creating it is turned off: run the SQL files " + files
+                    + " (in dlock-core's jar; they are Flyway and Liquibase friendly) with search_path set to "
+                    + quote(schema) + ", or allow dlock to create it");
         }
-        createIn(connection);
+        try {
+            createIn(connection);
+        } catch (SQLException e) {
+            if (!PgFailures.isRefusal(e.getSQLState())) {
+                throw e;
+            }
+            throw refused(address, "dlock could not create its schema in " + quote(schema) + " on " + address + ": "
+                    + String.valueOf(e.getMessage()).strip() + ": grant the role CREATE there, or run the SQL files "
+                    + FILES + " as a role that may and turn dlock's schema creation off");
+        }
+    }
+
+    /** A configuration error no retry mends, as {@link dev.dlock.NodeError.Cause#REFUSED}. */
+    private static LockBackendException refused(String address, String message) {
+        return new LockBackendException(message, null, null, List.of(new NodeError(address, NodeError.Cause.REFUSED, message)));
     }
 
     private void createIn(Connection connection) throws SQLException {
         boolean autoCommit = connection.getAutoCommit();
         connection.setAutoCommit(false);
         try (Statement statement = connection.createStatement()) {
-            statement.execute("CREATE SCHEMA IF NOT EXISTS " + quote(schema));
+            // only when missing: CREATE SCHEMA IF NOT EXISTS asks for CREATE on the database even when it exists
+            if (!schemaExists(connection)) {
+                statement.execute("CREATE SCHEMA " + quote(schema));
+            }
             statement.execute("SET LOCAL search_path TO " + quote(schema));
-            statement.execute(sqlFile());
+            for (String resource : RESOURCES) {
+                statement.execute(sqlFile(resource));
+            }
             connection.commit();
         } catch (SQLException e) {
             if (!connection.isClosed()) {
@@ -101,11 +136,20 @@ final class PgSchema {
         }
     }
 
-    /** The SQL file's text. */
-    static String sqlFile() {
-        try (InputStream in = PgSchema.class.getClassLoader().getResourceAsStream(RESOURCE)) {
+    private boolean schemaExists(Connection connection) throws SQLException {
+        try (PreparedStatement query = connection.prepareStatement("SELECT 1 FROM pg_namespace WHERE nspname = ?")) {
+            query.setString(1, schema);
+            try (ResultSet rows = query.executeQuery()) {
+                return rows.next();
+            }
+        }
+    }
+
+    /** The text of one of the SQL files. */
+    static String sqlFile(String resource) {
+        try (InputStream in = PgSchema.class.getClassLoader().getResourceAsStream(resource)) {
             if (in == null) {
-                throw new IllegalStateException(RESOURCE + " is missing from the class path");
+                throw new IllegalStateException(resource + " is missing from the class path");
             }
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
@@ -129,34 +173,28 @@ final class PgSchema {
         return missing;
     }
 
-    private boolean hasCurrentFunctions(Connection connection) throws SQLException {
+    /**
+     * The version dlock_schema_version() reports, or 0 when it is missing or the functions are of
+     * an earlier build of version 1 (one lacks a function added since, or has one with fewer
+     * arguments: running the files again replaces them).
+     */
+    private int installedVersion(Connection connection) throws SQLException {
         try (PreparedStatement query = connection.prepareStatement(
-                "SELECT p.oid FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
-                        + "WHERE n.nspname = ? AND p.proname = 'dlock_schema_version'")) {
+                "SELECT count(*) FILTER (WHERE p.proname = 'dlock_schema_version'), "
+                        + "count(*) FILTER (WHERE p.proname = 'dlock_acquire_all' "
+                        + "OR (p.proname = 'dlock_hand_off' AND p.pronargs = 7)) "
+                        + "FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = ?")) {
             query.setString(1, schema);
             try (ResultSet rows = query.executeQuery()) {
-                if (!rows.next()) {
-                    return false;
-                }
-            }
-        }
-        // the file of an earlier build of version 1 may lack a function added since, or have one with
-        // fewer arguments: running it again replaces them
-        try (PreparedStatement query = connection.prepareStatement(
-                "SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
-                        + "WHERE n.nspname = ? AND (p.proname = 'dlock_acquire_all' "
-                        + "OR (p.proname = 'dlock_hand_off' AND p.pronargs = 7))")) {
-            query.setString(1, schema);
-            try (ResultSet rows = query.executeQuery()) {
-                if (!rows.next() || rows.getInt(1) != 2) {
-                    return false;
+                if (!rows.next() || rows.getInt(1) == 0 || rows.getInt(2) != 2) {
+                    return 0;
                 }
             }
         }
         try (Statement statement = connection.createStatement();
                 ResultSet rows = statement.executeQuery("SELECT " + qualified("dlock_schema_version()"))) {
             rows.next();
-            return rows.getInt(1) == VERSION;
+            return rows.getInt(1);
         }
     }
 

@@ -73,7 +73,10 @@ final class PgWakeUps implements WakeUpSource, AutoCloseable {
         wakeUps.connect();
         if (probe && !wakeUps.probe()) {
             LOG.warn("PostgreSQL at {}: a NOTIFY did not reach this client's LISTEN connection within {} ms (PgBouncer in "
-                    + "transaction pooling?); waiters poll instead", connections.address(), PROBE_MS);
+                    + "transaction pooling?); waiters poll instead, and dlock's statements are not prepared on the server "
+                    + "(as prepareThreshold=0); PostgresStore.polling(interval) says so at once and skips this test. The "
+                    + "application's own statements through such a pooler need prepareThreshold=0 in their JDBC URL",
+                    connections.address(), PROBE_MS);
             wakeUps.polling = true;
             wakeUps.closeListenConnection();
             return wakeUps;
@@ -104,7 +107,7 @@ final class PgWakeUps implements WakeUpSource, AutoCloseable {
             return CompletableFuture.completedFuture(null);
         }
         int pid = backendPid;
-        return connections.submit(c -> {
+        return connections.submit("subscribe", c -> {
             try (PreparedStatement call = c.prepareStatement("SELECT " + schema.qualified("dlock_subscribe(?, ?, ?)"))) {
                 call.setString(1, channel);
                 call.setString(2, listenerName);
@@ -121,7 +124,7 @@ final class PgWakeUps implements WakeUpSource, AutoCloseable {
         if (polling || closed) {
             return;
         }
-        connections.submit(c -> {
+        connections.submit("unsubscribe", c -> {
             try (PreparedStatement call = c.prepareStatement("SELECT " + schema.qualified("dlock_unsubscribe(?, ?)"))) {
                 call.setString(1, channel);
                 call.setString(2, listenerName);
@@ -136,6 +139,9 @@ final class PgWakeUps implements WakeUpSource, AutoCloseable {
         try {
             listen.setAutoCommit(true);
             try (Statement statement = listen.createStatement()) {
+                // the one connection meant to sit idle: a DBA's idle_session_timeout (PostgreSQL 14+)
+                // against leaked sessions would end it every few seconds, and wake-ups with it
+                statement.execute("SELECT set_config(name, '0', false) FROM pg_settings WHERE name = 'idle_session_timeout'");
                 statement.execute("LISTEN " + PgSchema.quote(listenerName));
                 try (ResultSet rows = statement.executeQuery("SELECT pg_backend_pid()")) {
                     rows.next();

@@ -28,8 +28,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Locks in PostgreSQL: each operation is one call of one of the functions of {@value
- * PgSchema#RESOURCE} (one transaction, one round trip), on a connection borrowed for the call. A
+ * Locks in PostgreSQL: each operation is one call of one of the functions of {@link
+ * PgSchema#RESOURCES} (one transaction, one round trip), on a connection borrowed for the call. A
  * lock's name in the tables is its key ({@code <prefix>{name}}), so clients with other key
  * prefixes share the tables without meeting. Leases are judged on the database's clock; a grant's
  * validity on this process's clock starts at the start of the call, before the database's lease
@@ -102,7 +102,7 @@ final class PostgresStore implements LockStore {
     @Override
     public CompletableFuture<AcquireReply> acquire(LockTarget target, LockKind kind, AcquireRequest request) {
         long startNanos = nanoTime.getAsLong();
-        return connections.submit(c -> {
+        return connections.submit("acquire", c -> {
             try (PreparedStatement call = c.prepareStatement(acquireSql)) {
                 call.setString(1, target.key());
                 call.setString(2, mode(kind));
@@ -125,7 +125,7 @@ final class PostgresStore implements LockStore {
                 return reply;
             }
             LockBackendException failure = connections.failed(request.reentry() ? "re-entry" : "acquire", target.name(), error);
-            if (!request.reentry() && PgConnections.kind(PgUrls.unwrap(error)).outcomeUnknown()) {
+            if (!request.reentry() && PgFailures.kind(PgUrls.unwrap(error)).outcomeUnknown()) {
                 abandon(target, kind, request.owner());
                 throw new LockBackendException(failure.getMessage() + "; a best-effort release was sent", failure.getCause(),
                         target.name(), failure.nodeErrors());
@@ -147,7 +147,7 @@ final class PostgresStore implements LockStore {
 
     @Override
     public CompletableFuture<Long> release(LockTarget target, LockKind kind, String owner, long token) {
-        return connections.submit(c -> {
+        return connections.submit("release", c -> {
             try (PreparedStatement call = c.prepareStatement(releaseSql)) {
                 call.setString(1, target.key());
                 call.setString(2, holdMode(kind));
@@ -185,7 +185,7 @@ final class PostgresStore implements LockStore {
     }
 
     private CompletableFuture<Void> bestEffort(LockTarget target, String what, String function, String owner) {
-        return connections.submit(c -> {
+        return connections.submit(function.substring("dlock_".length(), function.indexOf('(')), c -> {
             try (PreparedStatement call = c.prepareStatement("SELECT " + schema.qualified(function))) {
                 call.setString(1, target.key());
                 call.setString(2, owner);
@@ -203,7 +203,7 @@ final class PostgresStore implements LockStore {
 
     @Override
     public CompletableFuture<Boolean> forceRelease(LockTarget target) {
-        return connections.submit(c -> {
+        return connections.submit("force_release", c -> {
             try (PreparedStatement call = c.prepareStatement("SELECT " + schema.qualified("dlock_force_release(?)"))) {
                 call.setString(1, target.key());
                 try (ResultSet row = call.executeQuery()) {
@@ -218,7 +218,7 @@ final class PostgresStore implements LockStore {
     public CompletableFuture<Renewal[]> renew(List<HeldLock> holds, long leaseMs) {
         String[] names = holds.stream().map(hold -> hold.target().key()).toArray(String[]::new);
         String[] owners = holds.stream().map(HeldLock::owner).toArray(String[]::new);
-        return connections.submit(c -> {
+        return connections.submit("renew", c -> {
             Renewal[] outcome = new Renewal[holds.size()];
             try (PreparedStatement call = c.prepareStatement("SELECT ord, renewed FROM "
                     + schema.qualified("dlock_renew(?::text[], ?::text[], ?)"))) {
@@ -284,7 +284,7 @@ final class PostgresStore implements LockStore {
 
     /** Deletes what crashed clients left behind (see dlock_sweep); best effort. */
     void sweep() {
-        connections.submit(c -> {
+        connections.submit("sweep", c -> {
             try (PreparedStatement call = c.prepareStatement("SELECT " + schema.qualified("dlock_sweep(?, ?)"))) {
                 call.setLong(1, TimeUnit.MINUTES.toMillis(1));
                 call.setInt(2, 10_000);

@@ -1,9 +1,13 @@
 package dev.dlock.internal.postgres;
 
 import dev.dlock.LockBackendException;
+import dev.dlock.NodeError;
 import dev.dlock.internal.store.StoreContext;
 import dev.dlock.internal.store.StoreFactory;
+import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ScheduledFuture;
@@ -75,19 +79,24 @@ public final class PostgresStores {
                 context, options);
     }
 
-    /** The JDBC form of a PostgreSQL URL. */
+    /**
+     * The JDBC form of a PostgreSQL URL: a JDBC URL, or libpq's ({@code postgresql://user:password@host:port/db},
+     * {@code postgres://...}, several hosts, {@code target_session_attrs}; see {@link PgUrls#toJdbc}).
+     *
+     * @throws IllegalArgumentException not a PostgreSQL URL, or a form the JDBC driver cannot take; the
+     *     message names the form that works, never the password
+     */
     public static String jdbcUrl(String url) {
         if (url == null || url.isBlank()) {
             throw new IllegalArgumentException("PostgreSQL URL must not be blank");
         }
-        String jdbc = url.startsWith("jdbc:postgresql:") ? url
-                : url.startsWith("postgresql://") ? "jdbc:" + url
-                : url.startsWith("postgres://") ? "jdbc:postgresql://" + url.substring("postgres://".length())
-                : null;
-        if (jdbc == null) {
+        url = url.strip();
+        if (!url.startsWith("jdbc:postgresql:") && !url.startsWith("postgresql://") && !url.startsWith("postgres://")) {
             throw new IllegalArgumentException("not a PostgreSQL URL: '" + PgUrls.withoutCredentials(url)
-                    + "' (expected jdbc:postgresql://host:port/database?user=...&password=...)");
+                    + "' (expected postgresql://user:password@host:5432/database or "
+                    + "jdbc:postgresql://host:5432/database?user=...&password=...)");
         }
+        String jdbc = PgUrls.toJdbc(url);
         try {
             Class.forName("org.postgresql.Driver");
         } catch (ClassNotFoundException e) {
@@ -97,21 +106,45 @@ public final class PostgresStores {
         return jdbc;
     }
 
+    /**
+     * A server in recovery takes no writes: every lock would wait out its outage tolerance. At
+     * start that is a wrong address, not an outage; later (a failover behind a virtual address)
+     * a read-only answer is an outage, waited out as any other.
+     */
+    private static void refuseStandby(Connection connection, String address) throws SQLException {
+        try (Statement statement = connection.createStatement();
+                ResultSet row = statement.executeQuery("SELECT pg_is_in_recovery()")) {
+            if (row.next() && row.getBoolean(1)) {
+                String message = "PostgreSQL at " + address + " is a standby (in recovery, read-only): dlock needs the "
+                        + "primary; give the primary's address, or every node's with target_session_attrs=read-write "
+                        + "(postgresql://user:password@host1:5432,host2:5432/db?target_session_attrs=read-write; in a "
+                        + "JDBC URL targetServerType=primary)";
+                throw new LockBackendException(message, null, null,
+                        List.of(new NodeError(address, NodeError.Cause.REFUSED, message)));
+            }
+        }
+    }
+
     private static long commandTimeoutMs(StoreContext context) {
         return context.settings().commandTimeout().toMillis();
     }
 
     private static PostgresStore open(PgConnections connections, StoreContext context, Options options) {
+        connections.observedBy(context.observer());
         PgSchema schema = new PgSchema(options.schema());
         PgWakeUps wakeUps = null;
         try {
             // creating the schema takes longer than one lock operation: a minute at most
             connections.run(c -> {
+                refuseStandby(c, connections.address());
                 schema.ensure(c, options.createSchema(), connections.address());
                 return null;
             }, 60_000);
             wakeUps = PgWakeUps.start(connections, schema, options.wakeUps() != WakeUps.POLL,
                     options.wakeUps() == WakeUps.AUTO);
+            if (wakeUps.polling()) {
+                connections.prepareNothing();
+            }
             PostgresStore store = new PostgresStore(connections, schema, wakeUps, context.ticker()::nanoTime,
                     context.settings().keyPrefix(), options.pollInterval().toMillis());
             ScheduledFuture<?> sweeps = context.ticker().scheduleAtFixedRate(store::sweep, 1, 60, TimeUnit.SECONDS);
@@ -130,7 +163,7 @@ public final class PostgresStores {
             }
             throw new LockBackendException("could not use PostgreSQL at " + connections.address() + ": "
                     + (e.getMessage() == null ? e.toString() : e.getMessage().strip()), e, null,
-                    List.of(new dev.dlock.NodeError(connections.address(), PgConnections.kind(e),
+                    List.of(new NodeError(connections.address(), PgFailures.kind(e),
                             e.getMessage() == null ? e.toString() : e.getMessage().strip())));
         }
     }

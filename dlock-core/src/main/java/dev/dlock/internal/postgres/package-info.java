@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL backend ({@code LockClient.builder().postgres(...)}): {@link
+ * The PostgreSQL backend ({@code PostgresStore}): {@link
  * dev.dlock.internal.postgres.PostgresStores} is its entry (a {@code StoreFactory} that checks or
  * creates the schema and fails loudly when the database cannot be used); {@code PostgresStore}
  * runs each lock operation as one call of one SQL function (the schema, tables and functions in

@@ -87,10 +87,10 @@ public final class Quorum {
     /** A timeout is described with the per-node timeout, whoever noticed it first. */
     private static NodeFailure nodeFailure(RedisNode node, Throwable error, long timeoutMs) {
         NodeFailure failure = RedisFailures.asNodeFailure(node, error, timeoutMs);
-        if (failure.kind() != NodeError.Kind.TIMEOUT) {
+        if (failure.kind() != NodeError.Cause.TIMEOUT) {
             return failure;
         }
-        return new NodeFailure(NodeError.Kind.TIMEOUT, node.address(), "timed out after " + timeoutMs + " ms"
+        return new NodeFailure(NodeError.Cause.TIMEOUT, node.address(), "timed out after " + timeoutMs + " ms"
                 + (node.isConnected() ? "" : " (not connected: unreachable)"), failure.getCause());
     }
 

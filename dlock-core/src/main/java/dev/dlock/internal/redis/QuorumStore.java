@@ -7,6 +7,7 @@ import dev.dlock.internal.store.AcquireReply;
 import dev.dlock.internal.store.AcquireRequest;
 import dev.dlock.internal.store.ClientRecordEntry;
 import dev.dlock.internal.store.HeldLock;
+import dev.dlock.internal.store.IncompleteScan;
 import dev.dlock.internal.store.LockHolds;
 import dev.dlock.internal.store.LockKind;
 import dev.dlock.internal.store.LockState;
@@ -283,7 +284,12 @@ public final class QuorumStore implements LockStore {
                             keys.addAll(found);
                         }
                     }
-                    return records.names(List.copyOf(keys));
+                    List<String> names = records.names(List.copyOf(keys));
+                    if (!votes.failures().isEmpty()) {
+                        // a node that was not walked is named, as a Cluster's master is, never left out unsaid
+                        throw new IncompleteScan(names, votes.failures(), votes.size());
+                    }
+                    return names;
                 });
     }
 

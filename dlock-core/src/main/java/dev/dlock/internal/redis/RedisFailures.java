@@ -33,7 +33,7 @@ public final class RedisFailures {
                     + failure.getMessage();
             case UNREACHABLE -> operation + " failed for " + lock + ": Redis at " + node.address() + " unreachable: "
                     + failure.getMessage();
-            case ERROR_REPLY -> operation + " failed for " + lock + " on " + node.address()
+            case ERROR_REPLY, REFUSED -> operation + " failed for " + lock + " on " + node.address()
                     + ": Redis replied with an error: " + failure.getMessage();
         };
         return new LockBackendException(message, failure, target.name(), List.of(failure.toNodeError()));
@@ -52,9 +52,9 @@ public final class RedisFailures {
         }
         if (cause instanceof TimeoutException) {
             // a node that died after connecting shows up as a timeout: commands wait for a reconnect
-            return new NodeFailure(NodeError.Kind.TIMEOUT, node.address(), "timed out after " + timeoutMs + " ms"
+            return new NodeFailure(NodeError.Cause.TIMEOUT, node.address(), "timed out after " + timeoutMs + " ms"
                     + (node.isConnected() ? "" : " (not connected: unreachable)"), cause);
         }
-        return new NodeFailure(NodeError.Kind.OTHER, node.address(), Failures.rootMessage(cause), cause);
+        return new NodeFailure(NodeError.Cause.OTHER, node.address(), Failures.rootMessage(cause), cause);
     }
 }

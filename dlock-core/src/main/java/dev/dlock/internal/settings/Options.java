@@ -11,8 +11,9 @@ import java.util.function.UnaryOperator;
  * checks each with the {@code check...} methods here as it is set, and hands them over once, to
  * {@link #settings()}, which supplies the defaults and checks the rules between options.
  *
- * @param store the store other than Redis the locks live in, named so in messages ("inMemory",
- *              "postgres"); it excludes every Redis option
+ * @param store the store other than Redis the locks live in, named so in messages ("InMemoryStore",
+ *              "PostgresStore"); null for Redis, whose options are the Redis ones here (taken from the
+ *              application's {@code RedisStore}, which checked them)
  */
 public record Options(String redisUri, List<String> redlockNodes, List<String> clusterNodes, Duration redlockNodeTimeout,
                       String keyPrefix, Duration defaultLease, Duration commandTimeout, Duration waiterTimeout,
@@ -21,35 +22,34 @@ public record Options(String redisUri, List<String> redlockNodes, List<String> c
 
     public static List<String> checkRedlockNodes(String... uris) {
         if (uris == null || uris.length < 3) {
-            throw new IllegalArgumentException("redlockNodes needs at least 3 independent masters, got "
-                    + (uris == null ? "null" : Arrays.toString(uris)) + "; for one Redis use redisUri");
+            throw new IllegalArgumentException("RedisStore.redlock needs at least 3 independent masters, got "
+                    + (uris == null ? "null" : Arrays.toString(uris)) + "; for one Redis use RedisStore.standalone");
         }
-        List<String> checked = checkEach("redlockNodes", uris, Validation::redisUri);
+        List<String> checked = checkEach("RedisStore.redlock", uris, Validation::redisUri);
         if (checked.stream().map(Validation::redisServer).distinct().count() < checked.size()) {
-            throw new IllegalArgumentException("redlockNodes must be distinct servers, got " + Arrays.toString(uris));
+            throw new IllegalArgumentException("RedisStore.redlock needs distinct servers, got " + Arrays.toString(uris));
         }
         return checked;
     }
 
     public static List<String> checkClusterNodes(String... uris) {
         if (uris == null || uris.length == 0) {
-            throw new IllegalArgumentException("clusterNodes needs at least one node of the cluster, got "
+            throw new IllegalArgumentException("RedisStore.cluster needs at least one node of the cluster, got "
                     + (uris == null ? "null" : "none"));
         }
-        return checkEach("clusterNodes", uris, Validation::clusterNodeUri);
+        return checkEach("RedisStore.cluster", uris, Validation::clusterNodeUri);
     }
 
     public static Duration checkRedlockNodeTimeout(Duration timeout) {
         if (timeout == null || timeout.isNegative() || timeout.toMillis() < 1) {
-            throw new IllegalArgumentException("redlockNodeTimeout must be at least 1 ms, got " + timeout);
+            throw new IllegalArgumentException("nodeTimeout must be at least 1 ms, got " + timeout);
         }
         return timeout;
     }
 
     public static String checkKeyPrefix(String prefix) {
-        if (prefix == null || prefix.contains("{") || prefix.contains("}")) {
-            throw new IllegalArgumentException("keyPrefix must be non-null without '{' or '}' (they would break "
-                    + "the lock's hash tag), got '" + prefix + "'");
+        if (prefix == null) {
+            throw new IllegalArgumentException("keyPrefix must not be null (it may be empty)");
         }
         return prefix;
     }
@@ -108,15 +108,10 @@ public record Options(String redisUri, List<String> redlockNodes, List<String> c
             throw new IllegalArgumentException("waiterTimeout " + waiting + " must exceed 1.5 × commandTimeout "
                     + timeout + ", or a waiter's refresh could reach Redis after its deadline");
         }
-        if ((redisUri != null ? 1 : 0) + (redlockNodes != null ? 1 : 0) + (clusterNodes != null ? 1 : 0) > 1) {
-            throw new IllegalStateException("set one of redisUri, redlockNodes and clusterNodes, not several");
-        }
-        if (store != null && (redisUri != null || redlockNodes != null || clusterNodes != null || replicaAcks != null)) {
-            throw new IllegalStateException(store + " excludes redisUri, redlockNodes, clusterNodes and replicaAcks: "
-                    + "the locks live in one store");
-        }
-        if (redlockNodeTimeout != null && redlockNodes == null) {
-            throw new IllegalStateException("redlockNodeTimeout is for Redlock clients; set redlockNodes too");
+        // Redis keeps a lock's keys in one Cluster slot by the hash tag {name}: braces in the prefix break it
+        if (store == null && keyPrefix != null && (keyPrefix.contains("{") || keyPrefix.contains("}"))) {
+            throw new IllegalArgumentException("keyPrefix '" + keyPrefix + "' cannot be used with RedisStore: '{' and "
+                    + "'}' would break the hash tag that keeps a lock's keys in one Cluster slot");
         }
         boolean redlock = redlockNodes != null;
         boolean cluster = clusterNodes != null;

@@ -1,6 +1,5 @@
 package dev.dlock.internal.settings;
 
-import dev.dlock.internal.redis.TokenFloors;
 import java.time.Duration;
 import java.util.List;
 
@@ -22,7 +21,7 @@ import java.util.List;
  * @param redlockNodeTimeout Redlock: per-node timeout; {@link Duration#ZERO} to derive it from each lease
  * @param minRedlockNodeTimeout the least a derived per-node timeout may be
  * @param tokenFloorTtl      how long a token floor remembers the highest token granted (Redlock: or
- *                           released) where the lock lives (see {@link TokenFloors})
+ *                           released) where the lock lives (see {@link dev.dlock.internal.redis.TokenFloors})
  * @param renewBatch         holds renewed per script call by the watchdog
  * @param firstReconnectDelay first pause before a lost or never made connection is tried again
  * @param maxReconnectDelay  longest pause between reconnect attempts (they double up to it)
@@ -60,6 +59,11 @@ public record Settings(List<String> redisUris, boolean redlock, boolean cluster,
     /** First pause after a failed attempt; it doubles up to the longest (both capped by the budget left). */
     public static final Duration FIRST_OUTAGE_RETRY = Duration.ofMillis(10);
     public static final Duration MAX_OUTAGE_RETRY = Duration.ofSeconds(1);
+    /**
+     * How long an acquire with a wait may take beyond its wait when the store does not answer: the
+     * attempt made as the wait ends gets this long for its round trip (ample on a healthy store).
+     */
+    public static final Duration WAIT_OVERRUN = Duration.ofSeconds(1);
     /** Bounds of the random pause after a split Redlock vote, in ms. */
     private static final long MIN_SPLIT_BACKOFF_MS = 2;
     private static final long MAX_SPLIT_BACKOFF_MS = 50;

@@ -9,8 +9,13 @@ import java.util.regex.Pattern;
 /** Argument checks shared by the API; each message names the bad value. */
 public final class Validation {
 
-    /** The longest lease or wait dlock accepts; anything longer is almost surely a unit mistake. */
+    /**
+     * The longest lease or bounded wait dlock accepts: a longer lease is almost surely a unit mistake;
+     * a longer wait is no bound at all ({@link #NO_BOUND}).
+     */
     public static final Duration MAX_DURATION = Duration.ofDays(365);
+    /** The wait of an acquire without bound, as the acquire loop takes it. */
+    public static final long NO_BOUND = -1;
     private static final Pattern REDIS_URL = Pattern.compile("^(redis|rediss|redis-socket|redis-sentinel|rediss-sentinel)://.+");
     private static final Pattern SENTINEL_HOST = Pattern.compile("[^:,/@?]+(:[0-9]{1,5})?");
     private static final String EXPECTED_URL = "; expected redis://[user:password@]host:port[/db], rediss://... for TLS, or "
@@ -37,6 +42,12 @@ public final class Validation {
         return lease.toMillis();
     }
 
+    /**
+     * A wait given as a Duration: zero or more; one longer than {@link #MAX_DURATION} waits without
+     * bound, as {@code Lock.tryLock(Long.MAX_VALUE, NANOSECONDS)} does on any {@code Lock}.
+     *
+     * @return the wait in nanos, or {@link #NO_BOUND}
+     */
     public static long waitNanos(Duration wait) {
         if (wait == null) {
             throw new IllegalArgumentException("wait must not be null");
@@ -44,11 +55,7 @@ public final class Validation {
         if (wait.isNegative()) {
             throw new IllegalArgumentException("wait must not be negative, got " + wait);
         }
-        if (wait.compareTo(MAX_DURATION) > 0) {
-            throw new IllegalArgumentException("wait must be at most " + MAX_DURATION.toDays()
-                    + " days (use lock() to wait without bound), got " + wait);
-        }
-        return wait.toNanos();
+        return wait.compareTo(MAX_DURATION) > 0 ? NO_BOUND : wait.toNanos();
     }
 
     /** A minimum hold ("hold at least"): zero or more, at most {@link #MAX_DURATION}. */
@@ -66,13 +73,20 @@ public final class Validation {
         return minimumHold.toNanos();
     }
 
-    /** The {@code Lock.tryLock(time, unit)} form: amounts too large for a Duration are rejected too. */
+    /**
+     * The {@code Lock.tryLock(time, unit)} form: zero or less is one attempt; more than
+     * {@link #MAX_DURATION} (up to {@code Long.MAX_VALUE} of any unit) waits without bound.
+     *
+     * @return the wait in nanos, or {@link #NO_BOUND}
+     */
     public static long waitNanos(long time, TimeUnit unit) {
-        if (unit.toDays(time) > MAX_DURATION.toDays()) {
-            throw new IllegalArgumentException("wait must be at most " + MAX_DURATION.toDays()
-                    + " days (use lock() to wait without bound), got " + time + " " + unit);
+        if (unit == null) {
+            throw new IllegalArgumentException("time unit must not be null");
         }
-        return waitNanos(Duration.ofNanos(unit.toNanos(time)));
+        if (time <= 0) {
+            return 0;
+        }
+        return unit.toDays(time) > MAX_DURATION.toDays() ? NO_BOUND : waitNanos(Duration.ofNanos(unit.toNanos(time)));
     }
 
     /** The most permits a semaphore may have: each acquire and release reads every permit held. */

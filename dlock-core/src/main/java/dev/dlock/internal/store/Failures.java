@@ -42,7 +42,7 @@ public final class Failures {
     public static RuntimeException forCaller(Throwable error) {
         Throwable cause = unwrap(error);
         if (cause instanceof LockLostException lost) {
-            LockLostException copy = new LockLostException(lost.lockName(), lost.fencingToken(), lost.getMessage());
+            LockLostException copy = new LockLostException(lost.lockName(), lost.fencingToken(), lost.reason(), lost.getMessage());
             copy.initCause(lost);
             return copy;
         }

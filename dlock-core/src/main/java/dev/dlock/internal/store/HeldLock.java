@@ -1,10 +1,8 @@
 package dev.dlock.internal.store;
 
-import dev.dlock.internal.hold.Hold;
-
 /**
  * What a store needs to know of a hold to renew it or put it back on a node: an immutable
- * snapshot of the engine's {@link Hold}, taken when the call is made.
+ * snapshot of the engine's {@link dev.dlock.internal.hold.Hold}, taken when the call is made.
  *
  * @param count  the hold count at the snapshot (at least 1)
  * @param holder the holder description stored for inspection

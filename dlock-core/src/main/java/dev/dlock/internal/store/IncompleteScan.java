@@ -1,12 +1,12 @@
 package dev.dlock.internal.store;
 
-import dev.dlock.internal.observe.LockInspector;
 import java.util.List;
 
 /**
- * A SCAN over a Redis Cluster that some masters answered and some did not: what was found on those
- * that answered (keys, or the lock names the store made of them), and how the others failed.
- * {@link LockInspector} lists what was found and reports the failed masters.
+ * A SCAN over a Redis Cluster's masters or a Redlock's nodes that some answered and some did not: what
+ * was found on those that answered (keys, or the lock names the store made of them), and how the others
+ * failed. {@link dev.dlock.internal.observe.LockInspector} lists what was found and reports the
+ * failed masters.
  */
 public final class IncompleteScan extends RuntimeException {
     private static final long serialVersionUID = 1L;

@@ -48,6 +48,17 @@ public interface LockStore extends AutoCloseable {
     }
 
     /**
+     * Whether a release message can hand the lock to a waiter by naming it, so that a waiter whose
+     * attempt failed without an answer must wait on under a fresh waiter id (see QueuePlace). False
+     * where a waiter's place is a record of its own that its next attempt finds by the same id
+     * (ZooKeeper's queued node): a fresh id there would leave the first record standing before every
+     * later waiter whenever the leave of the old id missed it.
+     */
+    default boolean handsOverByNamingWaiters() {
+        return true;
+    }
+
+    /**
      * One attempt of the given kind. When its outcome is unknown (timeout) the store has already
      * sent a best-effort release of a fresh attempt before failing the future.
      */
@@ -89,7 +100,8 @@ public interface LockStore extends AutoCloseable {
 
     /**
      * The names of the locks under this client's key prefix whose name matches the glob
-     * ({@code *}, {@code ?}, {@code [..]}), held or with waiters, from every reachable server.
+     * ({@code *}, {@code ?}, {@code [..]}), held or with waiters, from every server; when some servers
+     * fail and others answer, an {@link IncompleteScan} with the names the others gave.
      */
     CompletableFuture<List<String>> lockNames(String namePattern);
 

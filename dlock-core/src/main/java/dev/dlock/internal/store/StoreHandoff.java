@@ -22,6 +22,15 @@ public interface StoreHandoff {
     CompletableFuture<Reply> handOff(LockTarget target, String fromOwner, int ownSubscriptions, String toOwner,
                                      long leaseMs, String toWaiterId);
 
+    /**
+     * As above, with the holder description of the waiter's thread, for a store that keeps it with
+     * the hold (ZooKeeper, in the node's data); the others keep it elsewhere and ignore it.
+     */
+    default CompletableFuture<Reply> handOff(LockTarget target, String fromOwner, int ownSubscriptions, String toOwner,
+                                             long leaseMs, String toWaiterId, String toHolder) {
+        return handOff(target, fromOwner, ownSubscriptions, toOwner, leaseMs, toWaiterId);
+    }
+
     /** Where the handoff put the lock. */
     public enum Outcome {
         /** To the client's own parked waiter: {@link Reply#grant()} is its grant. */

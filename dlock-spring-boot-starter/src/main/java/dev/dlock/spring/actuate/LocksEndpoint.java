@@ -4,6 +4,7 @@ import dev.dlock.LockClient;
 import dev.dlock.LockHolder;
 import dev.dlock.LockInfo;
 import java.util.List;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -34,17 +35,26 @@ public class LocksEndpoint {
     public Locks locks(@Nullable String pattern) {
         String glob = pattern == null || pattern.isEmpty() ? "*" : pattern;
         List<HeldLock> held = client.listLocks(glob).stream().map(HeldLock::of).toList();
-        return new Locks(client.address(), glob, held);
+        String address = client.address();
+        boolean postgres = storeKind(address).equals("postgresql");
+        return new Locks(postgres ? null : address, postgres ? address : null, glob, held);
+    }
+
+    /** What the client's locks live on, named as the health and this endpoint name it: redis or postgresql. */
+    static String storeKind(String address) {
+        return address.startsWith("postgresql") ? "postgresql" : "redis";
     }
 
     /**
      * The endpoint's answer.
      *
-     * @param redis   where the locks live, without credentials
-     * @param pattern the glob applied
-     * @param locks   the held locks matching it
+     * @param redis      where the locks live, without credentials, when on Redis (else absent)
+     * @param postgresql where the locks live, without credentials, when on PostgreSQL (else absent)
+     * @param pattern    the glob applied
+     * @param locks      the held locks matching it
      */
-    public record Locks(String redis, String pattern, List<HeldLock> locks) {
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Locks(@Nullable String redis, @Nullable String postgresql, String pattern, List<HeldLock> locks) {
     }
 
     /**

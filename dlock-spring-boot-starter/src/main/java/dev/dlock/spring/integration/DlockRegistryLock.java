@@ -58,6 +58,11 @@ public final class DlockRegistryLock implements DistributedLock,
     }
 
     @Override
+    public boolean tryLock(Duration wait) throws InterruptedException {
+        return lock.tryLock(wait);
+    }
+
+    @Override
     public boolean tryLock(Duration wait, Duration lease) throws InterruptedException {
         return lock.tryLock(wait, lease);
     }
@@ -110,6 +115,36 @@ public final class DlockRegistryLock implements DistributedLock,
     @Override
     public LockInfo info() {
         return lock.info();
+    }
+
+    @Override
+    public LockHandle acquire() throws InterruptedException {
+        return lock.acquire();
+    }
+
+    @Override
+    public LockHandle acquire(Duration lease) throws InterruptedException {
+        return lock.acquire(lease);
+    }
+
+    @Override
+    public LockHandle acquireUninterruptibly() {
+        return lock.acquireUninterruptibly();
+    }
+
+    @Override
+    public Optional<LockHandle> tryAcquire() {
+        return lock.tryAcquire();
+    }
+
+    @Override
+    public Optional<LockHandle> tryAcquire(Duration wait) throws InterruptedException {
+        return lock.tryAcquire(wait);
+    }
+
+    @Override
+    public Optional<LockHandle> tryAcquire(Duration wait, Duration lease) throws InterruptedException {
+        return lock.tryAcquire(wait, lease);
     }
 
     @Override

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.dlock.LockClient;
+import dev.dlock.RedisStore;
 import dev.dlock.testing.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,8 +33,8 @@ class DlockLockRegistryTest {
     @BeforeAll
     static void start() {
         redis = RedisServer.start();
-        firstClient = LockClient.create(redis.uri());
-        secondClient = LockClient.create(redis.uri());
+        firstClient = LockClient.create(RedisStore.standalone(redis.uri()));
+        secondClient = LockClient.create(RedisStore.standalone(redis.uri()));
     }
 
     @AfterAll

@@ -98,7 +98,7 @@ class DlockMetricsAutoConfigurationTest {
         withRedis().withUserConfiguration(TaggedMetrics.class).run(context -> {
             MeterRegistry registry = context.getBean(MeterRegistry.class);
             context.getBean(Reports.class).nightly();
-            Timer byLock = registry.find(DlockMetrics.ACQUIRE_WAIT).tag("lock", "report").timer();
+            Timer byLock = registry.find(DlockMetrics.ACQUIRE_WAIT).tags("lock", "report", "outcome", "acquired").timer();
             assertThat(byLock).as("the application's lockNameTag applies").isNotNull();
             assertThat(byLock.count()).as("one observer, not two").isEqualTo(1);
         });

@@ -31,7 +31,10 @@ import reactor.core.publisher.Mono;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-/** A busy lock in a WebFlux application, on a Mono, with no advice of the application's: 409 and the problem. */
+/**
+ * A busy lock and a store outage in a WebFlux application, on a Mono, with no advice of the
+ * application's: 409 and 503, each with its problem.
+ */
 @SpringBootTest(classes = ReactiveWebBusyTest.App.class, webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
         "spring.main.web-application-type=reactive", "spring.main.banner-mode=off",
         "management.health.redis.enabled=false", "dlock.command-timeout=1s"})
@@ -61,10 +64,7 @@ class ReactiveWebBusyTest {
         var held = client.getLock("account:7").acquireAsync().get(30, TimeUnit.SECONDS);
         HttpResponse<String> response;
         try {
-            response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                            URI.create("http://127.0.0.1:" + port + "/accounts/7/withdrawals"))
-                    .timeout(Duration.ofSeconds(30)).POST(HttpRequest.BodyPublishers.noBody()).build(),
-                    HttpResponse.BodyHandlers.ofString());
+            response = withdraw(7);
         } finally {
             held.release();
         }
@@ -73,6 +73,28 @@ class ReactiveWebBusyTest {
         JsonNode problem = JsonMapper.builder().build().readTree(response.body());
         assertThat(problem.get("lockName").asString()).isEqualTo("account:7");
         assertThat(problem.get("waitMillis").asLong()).isZero();
+    }
+
+    @Test
+    void anOutageIsA503ProblemWithRetryAfter() throws Exception {
+        HttpResponse<String> response;
+        redis.pause();
+        try {
+            response = withdraw(8);
+        } finally {
+            redis.resume();
+        }
+        assertThat(response.statusCode()).isEqualTo(503);
+        assertThat(response.headers().firstValue("Content-Type")).get().asString().startsWith("application/problem+json");
+        assertThat(response.headers().firstValue("Retry-After")).contains("5");
+        assertThat(JsonMapper.builder().build().readTree(response.body()).get("lockName").asString()).isEqualTo("account:8");
+    }
+
+    private HttpResponse<String> withdraw(long account) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + port + "/accounts/" + account + "/withdrawals"))
+                .timeout(Duration.ofSeconds(30)).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     @SpringBootConfiguration

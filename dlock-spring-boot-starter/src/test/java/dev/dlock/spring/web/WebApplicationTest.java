@@ -3,11 +3,11 @@ package dev.dlock.spring.web;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dlock.DistributedLock;
+import dev.dlock.LockBusyException;
 import dev.dlock.LockClient;
 import dev.dlock.LockException;
-import dev.dlock.spring.LockBusyException;
-import dev.dlock.spring.WithLock;
 import dev.dlock.micrometer.DlockMetrics;
+import dev.dlock.spring.WithLock;
 import dev.dlock.testing.RedisServer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -25,8 +25,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -48,7 +48,7 @@ import tools.jackson.databind.json.JsonMapper;
  */
 @SpringBootTest(classes = WebApplicationTest.App.class, webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
         "management.endpoints.web.exposure.include=health,locks,metrics", "management.endpoint.health.show-details=always",
-        "dlock.command-timeout=1s", "spring.main.banner-mode=off",
+        "dlock.command-timeout=1s", "spring.main.banner-mode=off", "logging.level.dev.dlock.spring=info",
         // Spring Data Redis is on the class path too: its own health check would wait 60 s on a paused Redis
         "management.health.redis.enabled=false"})
 @DirtiesContext
@@ -124,7 +124,7 @@ class WebApplicationTest {
     }
 
     @Test
-    void healthIsUpWhileRedisAnswersAndDownWhileItDoesNot() throws Exception {
+    void healthIsUpWhileRedisAnswersAndDownWhileItDoesNotLoggingOneLinePerOutage(CapturedOutput output) throws Exception {
         HttpResponse<String> up = get("/actuator/health");
         assertThat(up.statusCode()).isEqualTo(200);
         JsonNode dlock = json(up).get("components").get("dlock");
@@ -133,14 +133,22 @@ class WebApplicationTest {
 
         redis.pause();
         try {
-            HttpResponse<String> down = get("/actuator/health");
-            assertThat(down.statusCode()).isEqualTo(503);
-            JsonNode failed = json(down).get("components").get("dlock");
-            assertThat(failed.get("status").asString()).isEqualTo("DOWN");
-            assertThat(failed.get("details").get("error").asString()).contains("LockBackendException");
+            for (int i = 0; i < 3; i++) {
+                HttpResponse<String> down = get("/actuator/health");
+                assertThat(down.statusCode()).isEqualTo(503);
+                JsonNode failed = json(down).get("components").get("dlock");
+                assertThat(failed.get("status").asString()).isEqualTo("DOWN");
+                assertThat(failed.get("details").get("error").asString()).contains("LockBackendException");
+            }
         } finally {
             redis.resume();
         }
+        assertThat(get("/actuator/health").statusCode()).isEqualTo(200);
+        String log = output.getOut() + output.getErr();
+        assertThat(log).doesNotContain("\tat ").doesNotContain("ERROR");
+        assertThat(log.lines().filter(line -> line.contains(" WARN ") && line.contains("DlockHealthIndicator")))
+                .singleElement().asString().contains("dlock health is DOWN");
+        assertThat(log).contains("3 probe(s) DOWN meanwhile");
     }
 
     @Test
@@ -197,6 +205,40 @@ class WebApplicationTest {
         assertThat(problem.get("detail").asString()).contains("'account:42'").contains("200 ms");
         assertThat(problem.get("instance").asString()).isEqualTo("/accounts/42/withdrawals");
         assertThat(output.getOut() + output.getErr()).doesNotContain("ERROR").doesNotContain(LockBusyException.class.getName());
+    }
+
+    @Test
+    void anOutageIsA503ProblemWithRetryAfterLoggedOnceForTheWholeOutage(CapturedOutput output) throws Exception {
+        redis.pause();
+        try {
+            for (int i = 0; i < 3; i++) {
+                HttpResponse<String> response = withdraw(43);
+                assertThat(response.statusCode()).isEqualTo(503);
+                assertThat(response.headers().firstValue("Content-Type")).get().asString()
+                        .startsWith("application/problem+json");
+                assertThat(response.headers().firstValue("Retry-After")).contains("5");
+                JsonNode problem = json(response);
+                assertThat(problem.get("status").asInt()).isEqualTo(503);
+                assertThat(problem.get("lockName").asString()).isEqualTo("account:43");
+                assertThat(problem.get("detail").asString()).contains("'account:43'")
+                        .doesNotContain(String.valueOf(redis.port()));
+            }
+        } finally {
+            redis.resume();
+        }
+        assertThat(withdraw(43).statusCode()).isEqualTo(200);
+        String log = output.getOut() + output.getErr();
+        assertThat(log).doesNotContain("ERROR").doesNotContain("\tat ");
+        assertThat(log.lines().filter(line -> line.contains(" WARN ") && line.contains("WithLockInterceptor")))
+                .singleElement().asString().contains("Orders.withdraw() took lock 'account:43'")
+                .contains("a web request answers 503");
+        assertThat(log).contains("3 call(s) failed");
+    }
+
+    private HttpResponse<String> withdraw(long account) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/accounts/" + account
+                        + "/withdrawals")).timeout(Duration.ofSeconds(30)).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     @Test

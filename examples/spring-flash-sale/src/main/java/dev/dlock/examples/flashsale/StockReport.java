@@ -24,7 +24,7 @@ public class StockReport {
     }
 
     @Scheduled(fixedDelayString = "${shop.report-every:60s}", initialDelayString = "${shop.report-every:60s}")
-    @WithLock(key = "'stock-report'", waitTime = "0", onBusy = OnBusy.SKIP, onOutage = OnOutage.SKIP, holdAtLeast = "10s")
+    @WithLock(name = "stock-report", onBusy = OnBusy.SKIP, onOutage = OnOutage.SKIP, holdAtLeast = "10s")
     public void report() {
         log.info("phone-x: {} left, {} sold", stock.remaining("phone-x"), stock.sold("phone-x"));
     }

@@ -206,6 +206,10 @@ class BomImportIT {
                       %s
                     </dependency>
                     <dependency>
+                      <groupId>io.lettuce</groupId>
+                      <artifactId>lettuce-core</artifactId>
+                    </dependency>
+                    <dependency>
                       <groupId>com.fasterxml.jackson.core</groupId>
                       <artifactId>jackson-databind</artifactId>
                     </dependency>

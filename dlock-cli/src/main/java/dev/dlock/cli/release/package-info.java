@@ -1,0 +1,4 @@
+/**
+ * {@code dlock release --force NAME}: releases a lock whoever holds it.
+ */
+package dev.dlock.cli.release;

@@ -1,0 +1,377 @@
+package dev.dlock.zookeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.dlock.DistributedLock;
+import dev.dlock.LockBackendException;
+import dev.dlock.LockClient;
+import dev.dlock.LockHandle;
+import dev.dlock.ZooKeeperLocks;
+import dev.dlock.ZooKeeperStore;
+import dev.dlock.processes.ZooKeeperWorker;
+import dev.dlock.testing.JavaProcess;
+import dev.dlock.testing.JavaProcesses;
+import dev.dlock.testing.RedisServers;
+import dev.dlock.testing.ZooKeeperEnsemble;
+import dev.dlock.testing.ZooKeeperServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * ZooKeeper under faults, on a 3-server ensemble whose servers are real processes: holders in other
+ * JVMs that are killed or paused, the leader killed during contention, the whole ensemble paused
+ * shorter and longer than the session timeout, a new session after an expiry, a connection lost
+ * during a release, and many waiters over many names. The fenced resource is a witness Redis.
+ */
+class ZooKeeperFaultTest {
+
+    @RegisterExtension
+    static final ZooKeeperEnsemble zookeeper = ZooKeeperEnsemble.of(3);
+
+    @RegisterExtension
+    static final RedisServers witness = RedisServers.standalone();
+
+    private static final Pattern HELD = Pattern.compile("HELD (\\d+)");
+    private final List<AutoCloseable> open = new ArrayList<>();
+
+    @AfterEach
+    void closeWhatTheTestOpened() throws Exception {
+        for (int i = open.size() - 1; i >= 0; i--) {
+            open.get(i).close();
+        }
+        open.clear();
+        zookeeper.heal();
+        ZooKeeperLocks.deleteLocks(zookeeper.connectString());
+    }
+
+    /**
+     * A client whose session timeout and watchdog lease are both {@code session}, riding through
+     * outages of up to two minutes (an election on a loaded machine).
+     */
+    private LockClient client(Duration session) {
+        return track(LockClient.builder().store(ZooKeeperStore.connect(zookeeper.connectString()).sessionTimeout(session))
+                .defaultLease(session).commandTimeout(Duration.ofMillis(Math.min(2000, session.toMillis() / 4)))
+                .outageTolerance(Duration.ofMinutes(2)).build());
+    }
+
+    private <T extends AutoCloseable> T track(T closeable) {
+        open.add(closeable);
+        return closeable;
+    }
+
+    private JavaProcess worker(long sessionMs, String prefix, String... more) {
+        List<String> args = new ArrayList<>(List.of(zookeeper.connectString(), Long.toString(sessionMs),
+                witness.server().uri(), prefix));
+        args.addAll(List.of(more));
+        return track(JavaProcesses.start(ZooKeeperWorker.class, args));
+    }
+
+    private static long heldToken(JavaProcess worker) {
+        await().atMost(Duration.ofSeconds(60)).until(() -> HELD.matcher(worker.log()).find() || !worker.process().isAlive());
+        Matcher held = HELD.matcher(worker.log());
+        assertThat(held.find()).as(worker.log()).isTrue();
+        return Long.parseLong(held.group(1));
+    }
+
+    private boolean writeFenced(String prefix, long token) {
+        RedisClient redis = RedisClient.create(witness.server().uri());
+        try (StatefulRedisConnection<String, String> connection = redis.connect()) {
+            return ZooKeeperWorker.writeFenced(connection.sync(), prefix, token, false);
+        } finally {
+            redis.shutdown();
+        }
+    }
+
+    private static void assertNothingLeft() {
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(ZooKeeperLocks.lockNodesWithData(zookeeper.connectString())).isEmpty());
+    }
+
+    @Test
+    void threeJvmsOfEightThreadsLoseNoUpdateOfAFencedCounter() {
+        List<JavaProcess> workers = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            workers.add(worker(6000, "counted", "count", "counted", "8", "5"));
+        }
+        await().atMost(Duration.ofMinutes(1)).until(() -> Long.valueOf(3).equals(witness.server().command("LLEN", "counted:ready")));
+        witness.server().command("RPUSH", "counted:go", "go", "go", "go");
+        for (JavaProcess worker : workers) {
+            assertThat(worker.waitFor(Duration.ofMinutes(3))).as(worker.log()).isZero();
+            assertThat(worker.log()).contains("DONE refused=0");
+        }
+        assertThat(witness.server().command("GET", "counted:counter")).isEqualTo(Integer.toString(3 * 8 * 5));
+        assertNothingLeft();
+    }
+
+    @Test
+    void aKilledHoldersLockIsFreeOnceTheEnsembleExpiresItsSession() throws Exception {
+        JavaProcess holder = worker(2000, "killed", "hold", "killed");
+        long killedToken = heldToken(holder);
+        DistributedLock lock = client(Duration.ofSeconds(6)).getLock("killed");
+        assertThat(lock.tryLock()).as("held by the live holder").isFalse();
+        holder.kill();
+        assertThat(lock.tryLock(30, TimeUnit.SECONDS)).as("free at the session's expiry").isTrue();
+        assertThat(lock.fencingToken()).isGreaterThan(killedToken);
+        lock.unlock();
+        assertNothingLeft();
+    }
+
+    @Test
+    void aHolderPausedPastItsSessionIsToldWhenItResumesAndItsStaleTokenIsRefused() throws Exception {
+        JavaProcess holder = worker(2000, "paused", "stale", "paused");
+        long staleToken = heldToken(holder);
+        holder.pause();
+        DistributedLock lock = client(Duration.ofSeconds(6)).getLock("paused");
+        assertThat(lock.tryLock(30, TimeUnit.SECONDS)).as("free once the paused holder's session expired").isTrue();
+        assertThat(lock.fencingToken()).isGreaterThan(staleToken);
+        assertThat(writeFenced("paused", lock.fencingToken())).isTrue();
+        holder.resume();
+        witness.server().command("RPUSH", "paused:go", "go");
+        assertThat(holder.waitFor(Duration.ofMinutes(1))).as(holder.log()).isZero();
+        assertThat(holder.log()).contains("TOLD LOST").contains("WRITE refused");
+        lock.unlock();
+        assertNothingLeft();
+    }
+
+    @Test
+    void noTwoHoldersAndTokensIncreaseWhenTheLeaderIsKilledDuringContention() throws Exception {
+        List<LockClient> clients = List.of(client(Duration.ofSeconds(6)), client(Duration.ofSeconds(6)));
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        AtomicInteger acquisitions = new AtomicInteger();
+        AtomicLong lastToken = new AtomicLong();
+        AtomicInteger tokensOutOfOrder = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                DistributedLock lock = clients.get(t % 2).getLock("leaderless");
+                done.add(pool.submit(() -> {
+                    for (int i = 0; i < 15; i++) {
+                        lock.lock();
+                        try {
+                            if (inside.incrementAndGet() != 1) {
+                                overlaps.incrementAndGet();
+                            }
+                            if (lock.fencingToken() <= lastToken.getAndSet(lock.fencingToken())) {
+                                tokensOutOfOrder.incrementAndGet();
+                            }
+                            acquisitions.incrementAndGet();
+                            Thread.sleep(1);
+                            inside.decrementAndGet();
+                        } finally {
+                            try {
+                                lock.unlock();
+                            } catch (LockBackendException duringTheElection) {
+                                // an unlock is not held through an outage: on a loaded machine the election
+                                // can outlast the 1.5 s command timeout, and the 6 s lease frees the lock
+                                assertThat(duringTheElection).hasMessageContaining("outcome unknown")
+                                        .hasMessageContaining("the lease (6000 ms) frees the lock by itself");
+                            }
+                        }
+                    }
+                    return null;
+                }));
+            }
+            await().atMost(Duration.ofMinutes(1)).until(() -> acquisitions.get() >= 30);
+            ZooKeeperServer leader = zookeeper.leader().orElseThrow();
+            leader.kill();
+            // the other two elect a leader among them (the waits ride through it: outage tolerance)
+            zookeeper.awaitQuorum();
+            for (Future<?> f : done) {
+                try {
+                    f.get(3, TimeUnit.MINUTES);
+                } catch (java.util.concurrent.TimeoutException stuck) {
+                    throw new AssertionError("a worker did not finish after " + acquisitions + " acquisitions: "
+                            + clients.get(0).getLock("leaderless").info() + "\nnodes: "
+                            + ZooKeeperLocks.lockNodesWithData(zookeeper.connectString()) + "\n" + workerStacks(), stuck);
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(overlaps.get()).isZero();
+        assertThat(tokensOutOfOrder.get()).isZero();
+        assertThat(acquisitions.get()).isEqualTo(8 * 15);
+        assertNothingLeft();
+    }
+
+    /** Where each thread of the test's pool stands, for a worker that did not finish. */
+    private static String workerStacks() {
+        StringBuilder stacks = new StringBuilder();
+        Thread.getAllStackTraces().forEach((thread, frames) -> {
+            if (thread.getName().startsWith("pool-")) {
+                stacks.append(thread.getName()).append(' ').append(thread.getState()).append('\n');
+                for (StackTraceElement frame : frames) {
+                    stacks.append("    at ").append(frame).append('\n');
+                }
+            }
+        });
+        return stacks.toString();
+    }
+
+    @Test
+    void aHolderKeepsItsLockThroughAnEnsemblePauseShorterThanItsSession() throws Exception {
+        LockHandle held = client(Duration.ofSeconds(8)).getLock("short-pause").acquireAsync().get(30, TimeUnit.SECONDS);
+        zookeeper.servers().forEach(ZooKeeperServer::pause);
+        // the fault's length, shorter than the session: nothing is awaited here
+        Thread.sleep(1000);
+        zookeeper.servers().forEach(ZooKeeperServer::resume);
+        zookeeper.awaitQuorum();
+        assertThat(held.isValid()).isTrue();
+        DistributedLock rival = client(Duration.ofSeconds(8)).getLock("short-pause");
+        assertThat(rival.tryLock()).isFalse();
+        held.release();
+        assertThat(rival.tryLock(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(rival.fencingToken()).isGreaterThan(held.fencingToken());
+        rival.unlock();
+        assertNothingLeft();
+    }
+
+    @Test
+    void aHolderIsToldDuringAnEnsemblePauseLongerThanItsSessionAndANewSessionNeverTakesTheOldNodeForItsOwn()
+            throws Exception {
+        LockClient holderClient = client(Duration.ofSeconds(2));
+        DistributedLock holderLock = holderClient.getLock("long-pause");
+        LockHandle held = holderLock.acquireAsync().get(30, TimeUnit.SECONDS);
+        zookeeper.servers().forEach(ZooKeeperServer::pause);
+        // told while the ensemble, paused, cannot have expired the session nor given the lock to anyone
+        assertThat(held.whenLost()).succeedsWithin(Duration.ofSeconds(20));
+        zookeeper.servers().forEach(ZooKeeperServer::resume);
+        zookeeper.awaitQuorum();
+        DistributedLock rival = client(Duration.ofSeconds(6)).getLock("long-pause");
+        assertThat(rival.tryLock(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(rival.fencingToken()).isGreaterThan(held.fencingToken());
+        // the holder's client works on in a new session (or the old one, if it came back in time) and
+        // never believes it holds what the rival holds
+        // (with 2 busy loops beside the suite its new session was not up within the 200 ms: "unreachable
+        // for the whole wait", which is not believing it holds either)
+        boolean holderGotIt;
+        try {
+            holderGotIt = holderClient.getLock("long-pause").tryLock(200, TimeUnit.MILLISECONDS);
+        } catch (LockBackendException notReconnectedYet) {
+            assertThat(notReconnectedYet).hasMessageContaining("not connected to the ensemble");
+            holderGotIt = false;
+        }
+        assertThat(holderGotIt).isFalse();
+        long rivalToken = rival.fencingToken();
+        rival.unlock();
+        assertThat(holderLock.tryLock(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(holderLock.fencingToken()).isGreaterThan(rivalToken);
+        holderLock.unlock();
+        assertNothingLeft();
+    }
+
+    @Test
+    void aReleaseCutOffFromTheEnsembleFreesTheLockOnceItIsBackAndLeavesNothing() throws Exception {
+        LockHandle held = client(Duration.ofSeconds(8)).getLock("cut-release").acquireAsync().get(30, TimeUnit.SECONDS);
+        long token = held.fencingToken();
+        zookeeper.servers().forEach(ZooKeeperServer::pause);
+        // sent while no server answers: it completes, or fails with the outcome unknown, once they do
+        CompletableFuture<Void> release = held.releaseAsync();
+        Thread.sleep(500);
+        zookeeper.servers().forEach(ZooKeeperServer::resume);
+        zookeeper.awaitQuorum();
+        try {
+            release.get(30, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException outcomeUnknown) {
+            // the client retries the delete until it is confirmed
+        }
+        DistributedLock rival = client(Duration.ofSeconds(8)).getLock("cut-release");
+        assertThat(rival.tryLock(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(rival.fencingToken()).isGreaterThan(token);
+        rival.unlock();
+        assertNothingLeft();
+    }
+
+    @Test
+    void aThousandWaitersOverTwoHundredNamesOnFourClientsAllAcquire() throws Exception {
+        List<LockClient> clients = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            clients.add(client(Duration.ofSeconds(10)));
+        }
+        List<LockHandle> first = new ArrayList<>();
+        for (int n = 0; n < 200; n++) {
+            first.add(clients.get(0).getLock("many-" + n).acquireAsync().get(30, TimeUnit.SECONDS));
+        }
+        AtomicInteger acquired = new AtomicInteger();
+        List<CompletableFuture<Void>> waiters = new ArrayList<>();
+        for (int w = 0; w < 1000; w++) {
+            waiters.add(clients.get(w % 4).getLock("many-" + (w % 200)).acquireAsync()
+                    .thenCompose(handle -> {
+                        acquired.incrementAndGet();
+                        return handle.releaseAsync();
+                    }));
+        }
+        first.forEach(LockHandle::release);
+        CompletableFuture.allOf(waiters.toArray(CompletableFuture[]::new)).get(3, TimeUnit.MINUTES);
+        assertThat(acquired.get()).isEqualTo(1000);
+        assertNothingLeft();
+    }
+
+    /** A digest ACL for a user nobody here authenticates as. */
+    private static ArrayList<org.apache.zookeeper.data.ACL> ownedByAnother(int perms) {
+        return new ArrayList<>(List.of(new org.apache.zookeeper.data.ACL(perms,
+                new org.apache.zookeeper.data.Id("digest", "owner:x1ZJ3C6PD6mVKs3M0kfYtC6vtHI="))));
+    }
+
+    @Test
+    void aChrootWhoseAclRefusesDlockIsRefusedAtBuildNamingThePath() throws Exception {
+        ZooKeeperLocks.withSession(zookeeper.connectString(), zk -> {
+            zk.create("/acl-build", new byte[0], org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                    org.apache.zookeeper.CreateMode.PERSISTENT);
+            zk.create("/acl-build/dlock", new byte[0], ownedByAnother(org.apache.zookeeper.ZooDefs.Perms.ALL),
+                    org.apache.zookeeper.CreateMode.PERSISTENT);
+            return null;
+        });
+        Throwable refused = CompletableFuture.supplyAsync(() -> org.assertj.core.api.Assertions.catchThrowable(() ->
+                track(LockClient.builder().store(ZooKeeperStore.connect(zookeeper.connectString("/acl-build"))).build())))
+                .get(60, TimeUnit.SECONDS);
+
+        assertThat(refused).as("no hang, one clear error").isInstanceOf(dev.dlock.LockBackendException.class)
+                .hasMessageContaining("NOAUTH").hasMessageContaining("/dlock")
+                .hasMessageNotContaining("outcome unknown");
+    }
+
+    @Test
+    void aLockNodeWhoseAclRefusesDlockIsRefusedAtTheCallNamingThePath() throws Exception {
+        LockClient client = client(Duration.ofSeconds(6));
+        String refusing = "/dlock/locks/" + java.net.URLEncoder.encode("dlock:{acl-refused}", java.nio.charset.StandardCharsets.UTF_8);
+        ZooKeeperLocks.withSession(zookeeper.connectString(), zk -> {
+            zk.create(refusing, new byte[0], ownedByAnother(org.apache.zookeeper.ZooDefs.Perms.ALL),
+                    org.apache.zookeeper.CreateMode.PERSISTENT);
+            return null;
+        });
+        try {
+            DistributedLock lock = client.getLock("acl-refused");
+            Throwable refused = CompletableFuture.supplyAsync(() -> org.assertj.core.api.Assertions.catchThrowable(() ->
+                    lock.tryLock(5, TimeUnit.SECONDS))).get(60, TimeUnit.SECONDS);
+
+            assertThat(refused).as("no hang, one clear error").isInstanceOf(dev.dlock.LockBackendException.class)
+                    .hasMessageContaining("NOAUTH").hasMessageContaining(refusing)
+                    .hasMessageNotContaining("outcome unknown");
+        } finally {
+            // deleting it takes the parent's permission only, which is open
+            ZooKeeperLocks.withSession(zookeeper.connectString(), zk -> {
+                zk.delete(refusing, -1);
+                return null;
+            });
+        }
+    }
+}
