@@ -317,6 +317,32 @@ final class LockServers implements BeforeAllCallback, AfterAllCallback, BeforeEa
     }
 
     /**
+     * What the store of {@code topology} holds under dlock's keys, for a failure message: the rows of
+     * PostgreSQL's tables, ZooKeeper's lock nodes with their data, each Redis server's keys.
+     */
+    String contents(Topology topology) {
+        try {
+            if (topology == Topology.IN_MEMORY) {
+                return MemoryStores.isEmpty(LockClient.DEFAULT_KEY_PREFIX) ? "memory: empty" : "memory: not empty";
+            }
+            if (topology == Topology.POSTGRES) {
+                return "dlock_hold:\n" + requirePostgres().server().sql("SELECT *, clock_timestamp() FROM dlock_hold")
+                        + "\ndlock_waiter:\n" + requirePostgres().server().sql("SELECT *, clock_timestamp() FROM dlock_waiter");
+            }
+            if (topology == Topology.ZOOKEEPER) {
+                return String.join("\n", ZooKeeperLocks.lockNodesWithData(requireZooKeeper().connectString()));
+            }
+            StringBuilder keys = new StringBuilder();
+            for (RedisServer server : servers(topology)) {
+                keys.append(server.uri()).append(": ").append(server.keys(LockClient.DEFAULT_KEY_PREFIX + "{*")).append('\n');
+            }
+            return keys.toString();
+        } catch (RuntimeException e) {
+            return "(could not read the store: " + e + ")";
+        }
+    }
+
+    /**
      * Stops every server of {@code topology} answering (SIGSTOP: connections stay open, commands time
      * out) until the returned resume runs; in memory there is nothing to stop.
      */
