@@ -117,9 +117,10 @@ final class ZooKeeperStore implements LockStore {
     private final ConcurrentHashMap<String, String> queuedNodes = new ConcurrentHashMap<>();
     /**
      * Waiter ids whose attempt to queue failed without an answer: a node of theirs may exist that
-     * {@link #queuedNodes} does not know. A pass to such a waiter looks for it (see {@link #pass}):
-     * left there, it stood at the head of the queue while the client lived (a leader killed under
-     * contention left four, and every waiter starved).
+     * {@link #queuedNodes} does not know. The waiter's next attempt looks for it before creating one,
+     * and a pass to such a waiter deletes it (see {@link #pass}): left there, it stood at the head of
+     * the queue while the client lived (a leader killed under contention left four, and every waiter
+     * starved).
      */
     private final Set<String> mayBeQueued = ConcurrentHashMap.newKeySet();
     /** Their czxids, by path: a waiter granted later holds at once, its stamp sent behind the grant. */
@@ -248,8 +249,12 @@ final class ZooKeeperStore implements LockStore {
     private CompletableFuture<AcquireReply> attempt(LockTarget target, LockKind kind, AcquireRequest request,
                                                     long startNanos) {
         Attempt attempt = new Attempt(target, kind, request, startNanos, session.sessionId());
-        if (!(attempt.queued && kind.queued()) && !wakeUps.isWatched(target.channel())) {
-            // nothing of this acquisition is queued yet (a reentrant waiter queues at its first refusal)
+        boolean mayHaveNode = attempt.queued && (kind.queued() || mayBeQueued.contains(request.waiterId()));
+        if (!mayHaveNode && !wakeUps.isWatched(target.channel())) {
+            // nothing of this acquisition is queued yet (a reentrant waiter queues at its first refusal); once an
+            // attempt of it failed without an answer, its node may exist: created again, it would stand behind the
+            // first, which no cleanup of the waiter's owner ids finds and which, once rewritten as a waiter's, is
+            // never taken for an expired hold
             return attempt.createAndDecide();
         }
         return session.children(attempt.lockPath).thenCompose(children -> {
@@ -258,6 +263,8 @@ final class ZooKeeperStore implements LockStore {
                 Entry mine = entries.stream().filter(e -> e.session() == attempt.sessionId
                         && e.id().equals(request.waiterId())).findFirst().orElse(null);
                 if (mine != null) {
+                    mayBeQueued.remove(request.waiterId());
+                    queuedNodes.put(request.waiterId(), attempt.lockPath + "/" + mine.name());
                     return attempt.decide(mine, entries, 0);
                 }
             }
