@@ -28,6 +28,9 @@ import java.util.concurrent.locks.LockSupport;
  *   <li>{@code stale lockName}: takes the lock, prints {@code HELD <token>}, waits for
  *       {@code <prefix>:go}, then prints {@code STILL HELD} or {@code TOLD LOST} as the lock says, and
  *       writes its token to the fenced resource anyway: {@code WRITE accepted} or {@code WRITE refused}.</li>
+ *   <li>{@code partitioned lockName}: takes the lock, prints {@code HELD <token>} and waits to be killed; it
+ *       uses no witness (run in a network namespace, it reaches only the ensemble). The client's listener
+ *       prints {@code LISTENER LOST <epoch ms>} when the hold is lost.</li>
  * </ul>
  */
 public final class ZooKeeperWorker {
@@ -40,12 +43,13 @@ public final class ZooKeeperWorker {
         RedisClient redis = RedisClient.create(args[2]);
         try (LockClient client = LockClient.builder().store(ZooKeeperStore.connect(connect).sessionTimeout(Duration.ofMillis(sessionMs)))
                 .defaultLease(Duration.ofMillis(sessionMs)).commandTimeout(Duration.ofMillis(Math.min(2000, sessionMs / 4)))
-                .build(); StatefulRedisConnection<String, String> witness = redis.connect()) {
+                .listener(lost -> System.out.println("LISTENER LOST " + System.currentTimeMillis()))
+                .build(); StatefulRedisConnection<String, String> witness = mode.equals("partitioned") ? null : redis.connect()) {
             DistributedLock lock = client.getLock(args[5]);
             switch (mode) {
                 case "count" -> count(client, redis, witness.sync(), prefix, args[5], Integer.parseInt(args[6]),
                         Integer.parseInt(args[7]));
-                case "hold" -> {
+                case "hold", "partitioned" -> {
                     lock.lock();
                     System.out.println("HELD " + lock.fencingToken());
                     Thread.sleep(Long.MAX_VALUE);

@@ -12,6 +12,7 @@ import dev.dlock.ZooKeeperStore;
 import dev.dlock.processes.ZooKeeperWorker;
 import dev.dlock.testing.JavaProcess;
 import dev.dlock.testing.JavaProcesses;
+import dev.dlock.testing.NetworkNamespace;
 import dev.dlock.testing.RedisServers;
 import dev.dlock.testing.ZooKeeperEnsemble;
 import dev.dlock.testing.ZooKeeperServer;
@@ -20,6 +21,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -29,7 +31,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.ZooDefs;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -42,7 +47,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class ZooKeeperFaultTest {
 
     @RegisterExtension
-    static final ZooKeeperEnsemble zookeeper = ZooKeeperEnsemble.of(3);
+    static final ZooKeeperEnsemble zookeeper = ZooKeeperEnsemble.of(3).onAllAddresses();
 
     @RegisterExtension
     static final RedisServers witness = RedisServers.standalone();
@@ -275,6 +280,85 @@ class ZooKeeperFaultTest {
         assertThat(holderLock.tryLock(30, TimeUnit.SECONDS)).isTrue();
         assertThat(holderLock.fencingToken()).isGreaterThan(rivalToken);
         holderLock.unlock();
+        assertNothingLeft();
+    }
+
+    private static final Pattern LISTENER_LOST = Pattern.compile("LISTENER LOST (\\d+)");
+
+    /**
+     * A holder in a network namespace of its own, cut off from the ensemble by taking the link down
+     * (packets dropped, nothing reset): its listener is told within its session timeout, and another
+     * client, asking from the moment of the cut, gets the lock only after that and not before the
+     * ensemble can have expired the holder's session (two thirds of the timeout after the cut: an idle
+     * client pings every third).
+     */
+    @Test
+    void aHolderCutOffByAPartitionIsToldWithinItsSessionAndNobodyHoldsBeforeItsSessionExpired() throws Exception {
+        StringBuilder whyNot = new StringBuilder();
+        Optional<NetworkNamespace> created = NetworkNamespace.create(whyNot);
+        Assumptions.assumeTrue(created.isPresent(), () -> "no network namespace: " + whyNot);
+        NetworkNamespace namespace = track(created.get());
+        long sessionMs = 4000;
+        JavaProcess holder = track(JavaProcesses.startUnder(namespace.wrapper(), ZooKeeperWorker.class, List.of(
+                zookeeper.connectStringAt(namespace.hostAddress()), Long.toString(sessionMs), witness.server().uri(),
+                "partitioned", "partitioned", "partitioned")));
+        long heldToken = heldToken(holder);
+        DistributedLock rival = client(Duration.ofSeconds(6)).getLock("partitioned");
+        assertThat(rival.tryLock()).as("held by the holder across the namespace's link").isFalse();
+        long cutAt = System.currentTimeMillis();
+        namespace.cut();
+        assertThat(rival.tryLock(60, TimeUnit.SECONDS)).as("free once the ensemble expired the holder's session").isTrue();
+        long acquiredAt = System.currentTimeMillis();
+        await().atMost(Duration.ofSeconds(10)).until(() -> LISTENER_LOST.matcher(holder.log()).find());
+        Matcher told = LISTENER_LOST.matcher(holder.log());
+        assertThat(told.find()).isTrue();
+        long toldAt = Long.parseLong(told.group(1));
+        assertThat(toldAt).as("told before another client held").isLessThan(acquiredAt);
+        // the hold's validity ends within the session after its last confirmation (before the cut); a second
+        // more for the holder's timer thread on a loaded machine
+        assertThat(toldAt - cutAt).as("told within its session timeout").isLessThanOrEqualTo(sessionMs + 1000);
+        assertThat(acquiredAt - cutAt).as("not before the ensemble can have expired the session")
+                .isGreaterThanOrEqualTo(sessionMs * 2 / 3);
+        assertThat(rival.fencingToken()).isGreaterThan(heldToken);
+        System.out.printf("partition: holder told %d ms after the cut, the rival held %d ms after it (session %d ms)%n",
+                toldAt - cutAt, acquiredAt - cutAt, sessionMs);
+        namespace.heal();
+        rival.unlock();
+        holder.kill();
+        assertNothingLeft();
+    }
+
+    /**
+     * CURATOR-604's sequence: a client whose session moved on still sees a node of its earlier session
+     * (a server behind the leader can show it after the session's end). Curator took such a node for its
+     * own hold; when the earlier session's end reached every server the node went, and another client
+     * got the lock beside it. Here the earlier session is the test's, which keeps a node named as the
+     * client's with a hold's data until the test ends that session: the client must not hold by it.
+     */
+    @Test
+    void aNodeOfTheClientsEarlierSessionIsNeverTakenForItsHold() throws Exception {
+        DistributedLock lock = client(Duration.ofSeconds(6)).getLock("earlier-session");
+        DistributedLock rival = client(Duration.ofSeconds(6)).getLock("earlier-session");
+        lock.lock();
+        String node = ZooKeeperLocks.lockNodes(zookeeper.connectString()).get(0);
+        byte[] holdData = ZooKeeperLocks.withSession(zookeeper.connectString(), zk -> zk.getData(node, false, null));
+        lock.unlock();
+        String lockPath = node.substring(0, node.lastIndexOf('/'));
+        String[] nameParts = node.substring(node.lastIndexOf('/') + 1).split("~", -1);
+        String earlierNode = ZooKeeperLocks.withSession(zookeeper.connectString(), earlierSession -> {
+            String earlier = earlierSession.create(lockPath + "/" + nameParts[0] + "~" + Long.toHexString(earlierSession.getSessionId())
+                    + "~" + nameParts[2] + "~", holdData, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL_SEQUENTIAL);
+            assertThat(rival.tryLock()).as("to another client the earlier session's node is a hold").isFalse();
+            assertThat(lock.tryLock(10, TimeUnit.SECONDS)).as("the client holds by a node of its own session").isTrue();
+            await().atMost(Duration.ofSeconds(10)).until(() -> earlierSession.exists(earlier, false) == null);
+            return earlier;
+        });
+        // the earlier session has ended (and its node, had the client not deleted it, with it): the lock is still held
+        assertThat(rival.tryLock()).as("held by the client alone, never by the earlier session's node").isFalse();
+        assertThat(ZooKeeperLocks.lockNodes(zookeeper.connectString())).doesNotContain(earlierNode).hasSize(1);
+        lock.unlock();
+        assertThat(rival.tryLock(10, TimeUnit.SECONDS)).isTrue();
+        rival.unlock();
         assertNothingLeft();
     }
 

@@ -62,7 +62,27 @@ public final class JavaProcesses {
      * @throws UncheckedIOException if the process or log file cannot be created
      */
     public static JavaProcess start(Path javaExecutable, List<String> jvmArgs, Class<?> mainClass, List<String> args) {
-        List<String> cmd = new ArrayList<>();
+        return start(List.of(), javaExecutable, jvmArgs, mainClass, args);
+    }
+
+    /**
+     * Starts {@code mainClass} as {@link #start(Class, List)} does, under {@code wrapper}: a command
+     * that runs the rest of its command line in another setting and execs it, such as
+     * {@link NetworkNamespace#wrapper()} ({@code ip netns exec NAME}), so that the process's pid is
+     * the JVM's.
+     *
+     * @param wrapper the command's words before {@code java}
+     * @param mainClass class with a {@code public static void main(String[])}, on this JVM's class path
+     * @param args program arguments
+     * @return the started process
+     */
+    public static JavaProcess startUnder(List<String> wrapper, Class<?> mainClass, List<String> args) {
+        return start(wrapper, currentJava(), STARTUP_OPTIONS, mainClass, args);
+    }
+
+    private static JavaProcess start(List<String> wrapper, Path javaExecutable, List<String> jvmArgs, Class<?> mainClass,
+                                     List<String> args) {
+        List<String> cmd = new ArrayList<>(wrapper);
         cmd.add(javaExecutable.toString());
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));

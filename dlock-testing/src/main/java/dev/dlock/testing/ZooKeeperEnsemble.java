@@ -35,6 +35,7 @@ public final class ZooKeeperEnsemble implements BeforeAllCallback, AfterAllCallb
 
     private final int size;
     private final List<ZooKeeperServer> servers = new ArrayList<>();
+    private String clientPortAddress = RedisServer.HOST;
     private Path dir;
     private int classDepth;
 
@@ -50,6 +51,22 @@ public final class ZooKeeperEnsemble implements BeforeAllCallback, AfterAllCallb
         return new ZooKeeperEnsemble(size);
     }
 
+    /**
+     * Lets clients reach the servers on every address of the host (client ports bound to
+     * {@code 0.0.0.0}), not only on loopback: for a client in a network namespace of its own
+     * ({@link NetworkNamespace}), which reaches the host at {@link NetworkNamespace#hostAddress()}.
+     * The servers still talk to each other on loopback.
+     *
+     * @return this ensemble, before it starts
+     */
+    public synchronized ZooKeeperEnsemble onAllAddresses() {
+        if (!servers.isEmpty()) {
+            throw new IllegalStateException("the ensemble has started already");
+        }
+        clientPortAddress = "0.0.0.0";
+        return this;
+    }
+
     /** Starts the servers and waits until they serve with a leader. */
     public synchronized ZooKeeperEnsemble start() {
         try {
@@ -63,7 +80,7 @@ public final class ZooKeeperEnsemble implements BeforeAllCallback, AfterAllCallb
         for (int id = 1; id <= size; id++) {
             clientPorts.add(FreePorts.next());
             peers.add("server." + id + "=" + RedisServer.HOST + ":" + FreePorts.next() + ":" + FreePorts.next()
-                    + ";" + RedisServer.HOST + ":" + clientPorts.get(id - 1));
+                    + ";" + clientPortAddress + ":" + clientPorts.get(id - 1));
         }
         for (int id = 1; id <= size; id++) {
             Path serverDir = dir.resolve("server" + id);
@@ -74,7 +91,7 @@ public final class ZooKeeperEnsemble implements BeforeAllCallback, AfterAllCallb
                     "initLimit=40",
                     "syncLimit=8",
                     "dataDir=" + data,
-                    "clientPortAddress=" + RedisServer.HOST,
+                    "clientPortAddress=" + clientPortAddress,
                     "clientPort=" + clientPorts.get(id - 1),
                     "minSessionTimeout=1000",
                     "maxSessionTimeout=60000",
@@ -118,6 +135,14 @@ public final class ZooKeeperEnsemble implements BeforeAllCallback, AfterAllCallb
     /** @return the connect string of every server, {@code 127.0.0.1:P1,127.0.0.1:P2,...} */
     public String connectString() {
         return servers.stream().map(ZooKeeperServer::address).collect(Collectors.joining(","));
+    }
+
+    /**
+     * @param host an address of this host where the servers are reached (see {@link #onAllAddresses()})
+     * @return the connect string of every server at {@code host}: {@code HOST:P1,HOST:P2,...}
+     */
+    public String connectStringAt(String host) {
+        return servers.stream().map(server -> host + ":" + server.clientPort()).collect(Collectors.joining(","));
     }
 
     /** @return the connect string with a chroot, such as {@code /app-locks} */
