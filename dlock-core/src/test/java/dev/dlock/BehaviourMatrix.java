@@ -14,6 +14,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
 
 /**
  * What the three classes of the behaviour matrix of docs/locks.md share: the kinds, the subjects
@@ -22,13 +23,36 @@ import java.util.stream.Stream;
  * acquires: {@link SemaphoreMatrixTest}) so that the build's test JVMs run its families side by
  * side; each class starts its own servers.
  */
-final class BehaviourMatrix {
+abstract class BehaviourMatrix {
 
     static final Duration WAIT = Duration.ofSeconds(10);
     static final Duration SHORT_LEASE = Duration.ofMillis(300);
     static final List<Kind> LOCK_KINDS = List.of(Kind.LOCK, Kind.FAIR, Kind.READ, Kind.WRITE, Kind.MULTI);
 
-    private BehaviourMatrix() {
+    /** @return the servers of the test class, shared by its tests */
+    abstract LockServers servers();
+
+    /** Whatever a test left paused runs again before the servers are cleaned for the next one. */
+    private Runnable resumeAfterTest = () -> { };
+
+    @AfterEach
+    void resumeTheStore() {
+        resumeAfterTest.run();
+    }
+
+    /** Pauses the store of {@code topology} until the returned resume runs, or the test ends. */
+    Runnable pause(Topology topology) {
+        Runnable resume = servers().pauseStore(topology);
+        resumeAfterTest = resume;
+        return resume;
+    }
+
+    LockClient client(Subject subject) {
+        return client(servers(), subject);
+    }
+
+    boolean takenByAnother(Subject subject, String name) throws Exception {
+        return takenByAnother(servers(), subject, name);
     }
 
     /** What is locked: the lock kinds, a multi-lock over two names, a semaphore of one permit. */

@@ -1,21 +1,8 @@
 package dev.dlock;
 
-import static dev.dlock.BehaviourMatrix.SHORT_LEASE;
-import static dev.dlock.BehaviourMatrix.WAIT;
-import static dev.dlock.BehaviourMatrix.assertFreeAfterClose;
-import static dev.dlock.BehaviourMatrix.assertOutageRelease;
-import static dev.dlock.BehaviourMatrix.failureOf;
-import static dev.dlock.BehaviourMatrix.granted;
-import static dev.dlock.BehaviourMatrix.subjects;
-import static dev.dlock.BehaviourMatrix.thrownBy;
-import static dev.dlock.BehaviourMatrix.withServers;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.dlock.BehaviourMatrix.Call;
-import dev.dlock.BehaviourMatrix.Kind;
-import dev.dlock.BehaviourMatrix.Subject;
-import dev.dlock.LockServers.Topology;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -25,7 +12,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -39,7 +25,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Servers are shared by the class.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
-class HandleMatrixTest {
+class HandleMatrixTest extends BehaviourMatrix {
 
     @RegisterExtension
     static final LockServers servers = LockServers.singleRedis().withInMemory().withPostgres().withZooKeeper();
@@ -52,26 +38,9 @@ class HandleMatrixTest {
         return subjects(List.of(Kind.values()), withServers());
     }
 
-    /** Whatever a test left paused runs again before the servers are cleaned for the next one. */
-    private Runnable resumeAfterTest = () -> { };
-
-    @AfterEach
-    void resumeTheStore() {
-        resumeAfterTest.run();
-    }
-
-    private Runnable pause(Topology topology) {
-        Runnable resume = servers.pauseStore(topology);
-        resumeAfterTest = resume;
-        return resume;
-    }
-
-    private static LockClient client(Subject subject) {
-        return BehaviourMatrix.client(servers, subject);
-    }
-
-    private static boolean takenByAnother(Subject subject, String name) throws Exception {
-        return BehaviourMatrix.takenByAnother(servers, subject, name);
+    @Override
+    LockServers servers() {
+        return servers;
     }
 
     // ---- handles: acquireAsync(), acquireAsync(lease), tryAcquireAsync(wait), tryAcquireAsync(wait, lease),

@@ -1,26 +1,13 @@
 package dev.dlock;
 
-import static dev.dlock.BehaviourMatrix.WAIT;
-import static dev.dlock.BehaviourMatrix.assertFreeAfterClose;
-import static dev.dlock.BehaviourMatrix.assertInterrupts;
-import static dev.dlock.BehaviourMatrix.assertOutageRelease;
-import static dev.dlock.BehaviourMatrix.granted;
-import static dev.dlock.BehaviourMatrix.subjects;
-import static dev.dlock.BehaviourMatrix.thrownBy;
-import static dev.dlock.BehaviourMatrix.withServers;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.dlock.BehaviourMatrix.Call;
-import dev.dlock.BehaviourMatrix.Kind;
-import dev.dlock.BehaviourMatrix.Subject;
-import dev.dlock.LockServers.Topology;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -33,7 +20,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * stores with servers. Servers are shared by the class.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
-class SemaphoreMatrixTest {
+class SemaphoreMatrixTest extends BehaviourMatrix {
 
     @RegisterExtension
     static final LockServers servers = LockServers.singleRedis().withInMemory().withPostgres().withZooKeeper();
@@ -46,26 +33,9 @@ class SemaphoreMatrixTest {
         return subjects(List.of(Kind.SEMAPHORE), withServers());
     }
 
-    /** Whatever a test left paused runs again before the servers are cleaned for the next one. */
-    private Runnable resumeAfterTest = () -> { };
-
-    @AfterEach
-    void resumeTheStore() {
-        resumeAfterTest.run();
-    }
-
-    private Runnable pause(Topology topology) {
-        Runnable resume = servers.pauseStore(topology);
-        resumeAfterTest = resume;
-        return resume;
-    }
-
-    private static LockClient client(Subject subject) {
-        return BehaviourMatrix.client(servers, subject);
-    }
-
-    private static boolean takenByAnother(Subject subject, String name) throws Exception {
-        return BehaviourMatrix.takenByAnother(servers, subject, name);
+    @Override
+    LockServers servers() {
+        return servers;
     }
 
     // ---- a semaphore's blocking acquires: acquire(), acquire(lease), acquireUninterruptibly(), tryAcquire(),
