@@ -49,6 +49,43 @@ class PostgresWaitersTest {
         clients.clear();
     }
 
+    /**
+     * A read waiter is woken by the writer's release message on the lock's channel, so its
+     * subscription must be in {@code dlock_listener} when the writer releases. Each round, two timed-out
+     * waits join and leave the channel (a subscribe, then an unsubscribe, each through the connection
+     * pool) just before the waiter joins it again; the writer's lease outlasts the test, so only the
+     * message can wake the waiter. (The pool once ran a leave's delete after the next join's insert:
+     * the waiter, subscribed as far as its client knew, waited out the writer's lease.)
+     */
+    @Test
+    void aReadWaiterIsWokenByTheWritersReleaseAfterEarlierWaitsLeftTheChannel() throws Exception {
+        java.util.concurrent.ConcurrentHashMap<String, AtomicInteger> waits = new java.util.concurrent.ConcurrentHashMap<>();
+        LockClient readers = LockClient.builder().store(PostgresStore.url(postgres.server().jdbcUrl())).observer(new LockObserver() {
+            @Override
+            public void waitStarted(LockKind kind, String lockName) {
+                waits.computeIfAbsent(lockName, name -> new AtomicInteger()).incrementAndGet();
+            }
+        }).build();
+        clients.add(readers);
+        LockClient writers = client();
+        for (int round = 0; round < 30; round++) {
+            String name = "read-after-leaves-" + round;
+            LockHandle written = writers.getReadWriteLock(name).writeLock().tryAcquireAsync(Duration.ZERO, Duration.ofMinutes(5))
+                    .get(10, TimeUnit.SECONDS).orElseThrow();
+            DistributedLock read = readers.getReadWriteLock(name).readLock();
+            assertThat(read.tryLock(20, TimeUnit.MILLISECONDS)).isFalse();
+            assertThat(read.tryLock(20, TimeUnit.MILLISECONDS)).isFalse();
+            AtomicInteger waitsOfName = waits.computeIfAbsent(name, key -> new AtomicInteger());
+            int earlier = waitsOfName.get();
+            CompletableFuture<LockHandle> waiting = read.acquireAsync();
+            // refused, subscribed and refused again: waiting for the message
+            await().atMost(Duration.ofSeconds(10)).until(() -> waitsOfName.get() > earlier);
+            written.release();
+            assertThat(waiting).as("round %d: woken by the release", round).succeedsWithin(Duration.ofSeconds(5));
+            waiting.join().release();
+        }
+    }
+
     @Test
     void aThousandWaitersOverTwoHundredNamesOnFourClientsAllAcquireAndNothingIsLeft() {
         List<LockClient> four = List.of(client(), client(), client(), client());

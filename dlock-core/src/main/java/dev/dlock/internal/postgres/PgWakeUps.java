@@ -8,10 +8,13 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 import org.slf4j.Logger;
@@ -40,6 +43,14 @@ final class PgWakeUps implements WakeUpSource, AutoCloseable {
     private final PgSchema schema;
     private final String listenerName;
     private final Set<String> channels = ConcurrentHashMap.newKeySet();
+    /**
+     * Per channel, the last subscription change sent: each runs after the one before it has. They go
+     * through the connection pool, whose connections run them at once and in any order; a leave's
+     * delete that committed after the next waiter's subscribe would leave that waiter subscribed
+     * here and unknown to the releases it waits for (a read waiter on PostgreSQL missed its wake-up
+     * so, after two timed-out tryLocks of the same lock, and waited out the writer's lease).
+     */
+    private final ConcurrentHashMap<String, CompletableFuture<Void>> lastChange = new ConcurrentHashMap<>();
     private volatile Listener listener;
     private volatile boolean polling;
     private volatile boolean closed;
@@ -106,16 +117,15 @@ final class PgWakeUps implements WakeUpSource, AutoCloseable {
         if (polling) {
             return CompletableFuture.completedFuture(null);
         }
-        int pid = backendPid;
-        return connections.submit("subscribe", c -> {
+        return afterEarlierChanges(channel, () -> connections.submit("subscribe", c -> {
             try (PreparedStatement call = c.prepareStatement("SELECT " + schema.qualified("dlock_subscribe(?, ?, ?)"))) {
                 call.setString(1, channel);
                 call.setString(2, listenerName);
-                call.setInt(3, pid);
+                call.setInt(3, backendPid);
                 call.execute();
             }
             return null;
-        });
+        }));
     }
 
     @Override
@@ -124,14 +134,28 @@ final class PgWakeUps implements WakeUpSource, AutoCloseable {
         if (polling || closed) {
             return;
         }
-        connections.submit("unsubscribe", c -> {
+        afterEarlierChanges(channel, () -> connections.<Void>submit("unsubscribe", c -> {
             try (PreparedStatement call = c.prepareStatement("SELECT " + schema.qualified("dlock_unsubscribe(?, ?)"))) {
                 call.setString(1, channel);
                 call.setString(2, listenerName);
                 call.execute();
             }
             return null;
-        }).exceptionally(error -> null);
+        })).exceptionally(error -> null);
+    }
+
+    /** Sends {@code change} once the channel's earlier changes are done, whether they worked or not. */
+    private CompletableFuture<Void> afterEarlierChanges(String channel, Supplier<CompletableFuture<Void>> change) {
+        List<CompletableFuture<Void>> sent = new ArrayList<>(1);
+        lastChange.compute(channel, (key, earlier) -> {
+            CompletableFuture<Void> next = earlier == null ? change.get()
+                    : earlier.handle((done, error) -> null).thenCompose(done -> change.get());
+            sent.add(next);
+            return next;
+        });
+        CompletableFuture<Void> mine = sent.get(0);
+        mine.whenComplete((done, error) -> lastChange.remove(channel, mine));
+        return mine;
     }
 
     private void connect() throws SQLException {
