@@ -265,13 +265,16 @@ class ZooKeeperFaultTest {
         assertThat(rival.fencingToken()).isGreaterThan(held.fencingToken());
         // the holder's client works on in a new session (or the old one, if it came back in time) and
         // never believes it holds what the rival holds
-        // (with 2 busy loops beside the suite its new session was not up within the 200 ms: "unreachable
-        // for the whole wait", which is not believing it holds either)
+        // (with busy loops beside the suite its new session was not up within the 200 ms: "unreachable for
+        // the whole wait", which is not believing it holds either)
         boolean holderGotIt;
         try {
             holderGotIt = holderClient.getLock("long-pause").tryLock(200, TimeUnit.MILLISECONDS);
         } catch (LockBackendException notReconnectedYet) {
-            assertThat(notReconnectedYet).hasMessageContaining("not connected to the ensemble");
+            // the old session's end reached the client during the wait ("the session expired"), its new
+            // session was not up yet ("not connected to the ensemble"), or the attempt's answer did not come
+            // within the wait (its outcome unknown, a release sent): the call threw, holding nothing
+            assertThat(notReconnectedYet).hasMessageMatching("(?s).*(unreachable for the whole wait|outcome unknown).*");
             holderGotIt = false;
         }
         assertThat(holderGotIt).isFalse();
