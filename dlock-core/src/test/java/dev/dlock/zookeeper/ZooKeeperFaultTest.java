@@ -1,6 +1,7 @@
 package dev.dlock.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.dlock.DistributedLock;
@@ -362,6 +363,23 @@ class ZooKeeperFaultTest {
         lock.unlock();
         assertThat(rival.tryLock(10, TimeUnit.SECONDS)).isTrue();
         rival.unlock();
+        assertNothingLeft();
+    }
+
+    /**
+     * A fair lock's grant is stamped into its node behind the grant, so for a moment after {@code lock()}
+     * returns its node still carries a waiter's data: an operator's forced release from another client
+     * must free it all the same (it once answered "nothing held" now and then), and the holder learns it.
+     */
+    @Test
+    void aForcedReleaseRightAfterAFairGrantFreesIt() {
+        DistributedLock lock = client(Duration.ofSeconds(6)).getFairLock("forced-fair");
+        DistributedLock operator = client(Duration.ofSeconds(6)).getFairLock("forced-fair");
+        for (int round = 0; round < 50; round++) {
+            lock.lock();
+            assertThat(operator.forceUnlock()).as("round %d: the hold just granted is released", round).isTrue();
+            assertThatThrownBy(lock::unlock).isInstanceOf(dev.dlock.LockLostException.class);
+        }
         assertNothingLeft();
     }
 

@@ -799,11 +799,21 @@ final class ZooKeeperStore implements LockStore {
     @Override
     public CompletableFuture<Boolean> forceRelease(LockTarget target) {
         String lockPath = ZkNodes.lockPath(target.key());
-        return out(holdsOf(lockPath).thenCompose(holds -> {
-            List<CompletableFuture<Boolean>> deletes = holds.stream().map(hold -> session.delete(hold.path(), -1)).toList();
-            return CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new))
-                    .thenApply(all -> deletes.stream().anyMatch(CompletableFuture::join));
-        }), "force release", target);
+        // After a sync, so that a grant the ensemble has committed is seen from any server. Besides the nodes
+        // whose data says they hold, the nodes that hold by their place in the queue: a queued kind's grant is
+        // stamped behind it, so a hold whose lock() has returned can still carry a waiter's data (an operator's
+        // forceUnlock then found nothing to release).
+        return out(session.sync(lockPath).thenCompose(synced -> holdsOf(lockPath)).thenCompose(holds -> session.children(lockPath)
+                .thenCompose(children -> {
+                    List<Entry> entries = ZkNodes.entries(children);
+                    Set<String> paths = new java.util.LinkedHashSet<>();
+                    holds.forEach(hold -> paths.add(hold.path()));
+                    entries.stream().filter(entry -> ZkNodes.verdict(entries, entry, null) instanceof ZkNodes.Granted)
+                            .forEach(entry -> paths.add(lockPath + "/" + entry.name()));
+                    List<CompletableFuture<Boolean>> deletes = paths.stream().map(path -> session.delete(path, -1)).toList();
+                    return CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new))
+                            .thenApply(all -> deletes.stream().anyMatch(CompletableFuture::join));
+                })), "force release", target);
     }
 
     @Override
