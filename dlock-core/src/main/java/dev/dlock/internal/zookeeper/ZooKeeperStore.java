@@ -803,8 +803,8 @@ final class ZooKeeperStore implements LockStore {
         // whose data says they hold, the nodes that hold by their place in the queue: a queued kind's grant is
         // stamped behind it, so a hold whose lock() has returned can still carry a waiter's data (an operator's
         // forceUnlock then found nothing to release).
-        return out(session.sync(lockPath).thenCompose(synced -> holdsOf(lockPath)).thenCompose(holds -> session.children(lockPath)
-                .thenCompose(children -> {
+        return out(session.sync(lockPath).thenCompose(synced -> session.children(lockPath)).thenCompose(children ->
+                holdsAmong(lockPath, children).thenCompose(holds -> {
                     List<Entry> entries = ZkNodes.entries(children);
                     Set<String> paths = new java.util.LinkedHashSet<>();
                     holds.forEach(hold -> paths.add(hold.path()));
@@ -860,18 +860,20 @@ final class ZooKeeperStore implements LockStore {
 
     /** The lock's holds: its nodes with a hold count, in queue order. */
     private CompletableFuture<List<NodeHold>> holdsOf(String lockPath) {
-        return session.children(lockPath).thenCompose(children -> {
-            List<Entry> entries = ZkNodes.entries(children);
-            List<CompletableFuture<NodeHold>> reads = entries.stream().map(entry -> {
-                String path = lockPath + "/" + entry.name();
-                return session.getData(path).thenApply(found -> found == null ? null
-                        : new NodeHold(path, entry, NodeData.of(found.bytes()), found.stat()));
-            }).toList();
-            return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(all -> reads.stream()
-                    .map(CompletableFuture::join)
-                    .filter(hold -> hold != null && hold.data().count() > 0)
-                    .toList());
-        });
+        return session.children(lockPath).thenCompose(children -> holdsAmong(lockPath, children));
+    }
+
+    /** The holds among the lock's {@code children} as read: each node's data, those with a hold count. */
+    private CompletableFuture<List<NodeHold>> holdsAmong(String lockPath, List<String> children) {
+        List<CompletableFuture<NodeHold>> reads = ZkNodes.entries(children).stream().map(entry -> {
+            String path = lockPath + "/" + entry.name();
+            return session.getData(path).thenApply(found -> found == null ? null
+                    : new NodeHold(path, entry, NodeData.of(found.bytes()), found.stat()));
+        }).toList();
+        return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(all -> reads.stream()
+                .map(CompletableFuture::join)
+                .filter(hold -> hold != null && hold.data().count() > 0)
+                .toList());
     }
 
     @Override
