@@ -71,7 +71,9 @@ public final class Acquisition {
         this.deadline = new Deadline(context.ticker(), reentry ? 0 : waitNanos);
         this.callerWaitNanos = waitNanos;
         this.park = new LocalPark(context, target, kind, this);
-        this.watch = new ChannelWatch(context.wakeUps(), target.channel(), kind.handsOver() ? queue.waiterId() : "");
+        // a message naming no one, or another waiter, is for this one only where a plain release is for every waiter
+        this.watch = new ChannelWatch(context.wakeUps(), target.channel(),
+                kind.handsOver() || context.store().queuesEveryWaiter() ? queue.waiterId() : "");
         this.outages = OutageRetry.of(context, reentry ? 0 : waitNanos);
         this.trace = context.events().acquireStarted(target, kind, holder, waitNanos, reentry);
     }

@@ -47,12 +47,12 @@ public final class LocalHandoff {
     }
 
     /**
-     * Whether a refused waiter of this kind is queued in the store: a queued kind, or one that hands
+     * Whether a refused waiter of this kind is queued in the store: a queued kind, one that hands
      * off where the store can (its release then hands the lock to the first queued waiter of any
-     * client, see lib/next_waiter.lua).
+     * client, see lib/next_waiter.lua), or any kind where the store queues every waiter.
      */
     public boolean queuesInStore(LockKind kind) {
-        return kind.queued() || parksFor(kind);
+        return kind.queued() || parksFor(kind) || store.queuesEveryWaiter();
     }
 
     public void park(String key, ParkedWaiters.Waiter waiter) {

@@ -59,6 +59,17 @@ public interface LockStore extends AutoCloseable {
     }
 
     /**
+     * Whether every waiter that may wait, of every kind, keeps a place in the store's queue (under
+     * one waiter id, left when it stops waiting), and the store's wake-ups name each waiter they let
+     * hold ("node:waiterId"), so that a waiter wakes for no other message (ZooKeeper: a deletion
+     * wakes exactly the waiters it grants, see ZkWakeUps). False where a plain release message is for
+     * every waiter of the lock.
+     */
+    default boolean queuesEveryWaiter() {
+        return false;
+    }
+
+    /**
      * One attempt of the given kind. When its outcome is unknown (timeout) the store has already
      * sent a best-effort release of a fresh attempt before failing the future.
      */

@@ -145,18 +145,6 @@ final class ZkNodes {
         return new Granted();
     }
 
-    /** The node just before {@code me} in the queue, which {@code me} waits for; {@code me} must have one. */
-    static Entry predecessor(List<Entry> entries, Entry me) {
-        Entry before = null;
-        for (Entry entry : entries) {
-            if (entry.sequence() >= me.sequence()) {
-                break;
-            }
-            before = entry;
-        }
-        return before;
-    }
-
     /** The verdict for a node that would be created now, behind every existing one. */
     static Verdict verdictIfAdded(List<Entry> entries, char mode, int permits, String downgradeNode) {
         return verdict(entries, new Entry("", mode, permits, 0, "", Long.MAX_VALUE), downgradeNode);

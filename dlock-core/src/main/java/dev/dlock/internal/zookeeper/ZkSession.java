@@ -5,10 +5,12 @@ import dev.dlock.NodeError;
 import dev.dlock.internal.store.NodeFailure;
 import java.io.IOException;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.CreateMode;
@@ -61,6 +63,11 @@ final class ZkSession implements AutoCloseable {
     /** Set at a reconnect or a new session: the next read is preceded by a sync, so it sees the leader's latest writes. */
     private volatile boolean syncPending;
     private final List<ACL> acl;
+    /** The latest request of the current session that the ensemble answered: its session and send time. */
+    private final AtomicReference<Answered> lastAnswered = new AtomicReference<>(new Answered(0, 0));
+
+    private record Answered(long sessionId, long sentNanos) {
+    }
 
     private ZkSession(String connectString, int requestedTimeoutMs, String authScheme, byte[] authCredentials,
                       LongSupplier nanoTime) {
@@ -221,7 +228,10 @@ final class ZkSession implements AutoCloseable {
         }
         syncPending = false;
         CompletableFuture<Void> done = new CompletableFuture<>();
-        handle.sync(path, (rc, p, ctx) -> {
+        ZooKeeper zk = handle;
+        long sent = nanoTime.getAsLong();
+        zk.sync(path, (rc, p, ctx) -> {
+            answered(zk, sent, rc);
             if (rc == Code.OK.intValue()) {
                 done.complete(null);
             } else {
@@ -235,7 +245,10 @@ final class ZkSession implements AutoCloseable {
     /** A sync: a read sent after it sees every write the leader committed before it. */
     CompletableFuture<Void> sync(String path) {
         CompletableFuture<Void> done = new CompletableFuture<>();
-        handle.sync(path, (rc, p, ctx) -> {
+        ZooKeeper zk = handle;
+        long sent = nanoTime.getAsLong();
+        zk.sync(path, (rc, p, ctx) -> {
+            answered(zk, sent, rc);
             if (rc == Code.OK.intValue()) {
                 done.complete(null);
             } else {
@@ -267,7 +280,9 @@ final class ZkSession implements AutoCloseable {
 
     private CompletableFuture<Created> create(ZooKeeper zk, String path, byte[] data, CreateMode mode) {
         CompletableFuture<Created> done = new CompletableFuture<>();
+        long sent = nanoTime.getAsLong();
         zk.create(path, data, acl, mode, (rc, p, ctx, name, stat) -> {
+            answered(zk, sent, rc);
             if (rc == Code.OK.intValue()) {
                 done.complete(new Created(name, stat));
             } else {
@@ -284,7 +299,10 @@ final class ZkSession implements AutoCloseable {
     CompletableFuture<String> deleteAndCreate(String deletePath, String createPath, byte[] data, CreateMode mode) {
         CompletableFuture<String> done = new CompletableFuture<>();
         List<Op> ops = List.of(Op.delete(deletePath, -1), Op.create(createPath, data, acl, mode));
-        handle.multi(ops, (rc, p, ctx, results) -> {
+        ZooKeeper zk = handle;
+        long sent = nanoTime.getAsLong();
+        zk.multi(ops, (rc, p, ctx, results) -> {
+            answered(zk, sent, rc);
             if (rc == Code.OK.intValue()) {
                 done.complete(((OpResult.CreateResult) results.get(1)).getPath());
             } else if (rc == Code.NONODE.intValue()) {
@@ -299,14 +317,19 @@ final class ZkSession implements AutoCloseable {
     /** The children's names; empty when the node does not exist. */
     CompletableFuture<List<String>> children(String path) {
         CompletableFuture<List<String>> done = new CompletableFuture<>();
-        handle.getChildren(path, false, (rc, p, ctx, children, stat) -> settle(done, rc, p, children, List.of()), null);
+        ZooKeeper zk = handle;
+        long sent = nanoTime.getAsLong();
+        zk.getChildren(path, false, (rc, p, ctx, children, stat) -> settle(done, zk, sent, rc, p, children, List.of()), null);
         return done;
     }
 
     /** True when deleted, false when it did not exist or had another version. */
     CompletableFuture<Boolean> delete(String path, int version) {
         CompletableFuture<Boolean> done = new CompletableFuture<>();
-        handle.delete(path, version, (rc, p, ctx) -> {
+        ZooKeeper zk = handle;
+        long sent = nanoTime.getAsLong();
+        zk.delete(path, version, (rc, p, ctx) -> {
+            answered(zk, sent, rc);
             if (rc == Code.OK.intValue()) {
                 done.complete(true);
             } else if (rc == Code.NONODE.intValue() || rc == Code.BADVERSION.intValue() || rc == Code.NOTEMPTY.intValue()) {
@@ -321,7 +344,9 @@ final class ZkSession implements AutoCloseable {
     /** The node's new stat; null when it does not exist. */
     CompletableFuture<Stat> setData(String path, byte[] data) {
         CompletableFuture<Stat> done = new CompletableFuture<>();
-        handle.setData(path, data, -1, (rc, p, ctx, stat) -> settle(done, rc, p, stat, null), null);
+        ZooKeeper zk = handle;
+        long sent = nanoTime.getAsLong();
+        zk.setData(path, data, -1, (rc, p, ctx, stat) -> settle(done, zk, sent, rc, p, stat, null), null);
         return done;
     }
 
@@ -332,19 +357,50 @@ final class ZkSession implements AutoCloseable {
     /** The node's data; null when it does not exist. */
     CompletableFuture<Data> getData(String path) {
         CompletableFuture<Data> done = new CompletableFuture<>();
-        handle.getData(path, false, (rc, p, ctx, bytes, stat) -> settle(done, rc, p, new Data(bytes, stat), null), null);
+        ZooKeeper zk = handle;
+        long sent = nanoTime.getAsLong();
+        zk.getData(path, false, (rc, p, ctx, bytes, stat) -> settle(done, zk, sent, rc, p, new Data(bytes, stat), null), null);
         return done;
     }
 
     /** Sets a one-time watch on the node; its stat, or null (and no watch) when it does not exist. */
     CompletableFuture<Stat> watch(String path, Watcher watcher) {
         CompletableFuture<Stat> done = new CompletableFuture<>();
-        handle.exists(path, watcher, (rc, p, ctx, stat) -> settle(done, rc, p, stat, null), null);
+        ZooKeeper zk = handle;
+        long sent = nanoTime.getAsLong();
+        zk.exists(path, watcher, (rc, p, ctx, stat) -> settle(done, zk, sent, rc, p, stat, null), null);
         return done;
     }
 
     /** Completes a read's future: OK with what was read, NONODE with {@code absent}, anything else as a failure. */
-    private <T> void settle(CompletableFuture<T> done, int rc, String path, T read, T absent) {
+    /**
+     * Notes a reply of the ensemble itself (a result, not a lost connection or an ended session) to a
+     * request sent at {@code sentNanos} on the handle serving now: the ensemble heard from this
+     * session at that time or later.
+     */
+    private void answered(ZooKeeper zk, long sentNanos, int rc) {
+        boolean fromEnsemble = rc == Code.OK.intValue() || rc == Code.NONODE.intValue() || rc == Code.NODEEXISTS.intValue()
+                || rc == Code.BADVERSION.intValue() || rc == Code.NOTEMPTY.intValue();
+        if (!fromEnsemble || zk != handle) {
+            return;
+        }
+        Answered latest = new Answered(zk.getSessionId(), sentNanos);
+        lastAnswered.accumulateAndGet(latest, (current, next) ->
+                current.sessionId() != next.sessionId() || next.sentNanos() - current.sentNanos() > 0 ? next : current);
+    }
+
+    /**
+     * When the latest request of session {@code sessionId} that the ensemble answered was sent
+     * (monotonic nanos): the ensemble heard from the session then or later, so it keeps the session
+     * at least its timeout from then. Empty when no request of that session was answered yet.
+     */
+    OptionalLong lastAnsweredSentNanos(long sessionId) {
+        Answered latest = lastAnswered.get();
+        return latest.sessionId() == sessionId && sessionId != 0 ? OptionalLong.of(latest.sentNanos()) : OptionalLong.empty();
+    }
+
+    private <T> void settle(CompletableFuture<T> done, ZooKeeper zk, long sentNanos, int rc, String path, T read, T absent) {
+        answered(zk, sentNanos, rc);
         if (rc == Code.OK.intValue()) {
             done.complete(read);
         } else if (rc == Code.NONODE.intValue()) {

@@ -21,6 +21,7 @@ import dev.dlock.internal.zookeeper.ZkNodes.NodeData;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -154,6 +155,15 @@ final class ZooKeeperStore implements LockStore {
         return false;
     }
 
+    /**
+     * Every waiter keeps a node in the lock's queue, and a deletion names each waiter of this client
+     * it lets hold (see {@link ZkWakeUps}): a released permit wakes one permit waiter, not all.
+     */
+    @Override
+    public boolean queuesEveryWaiter() {
+        return true;
+    }
+
     @Override
     public String productName() {
         return "ZooKeeper";
@@ -248,6 +258,10 @@ final class ZooKeeperStore implements LockStore {
     /** One attempt of a new hold: see the class comment. */
     private CompletableFuture<AcquireReply> attempt(LockTarget target, LockKind kind, AcquireRequest request,
                                                     long startNanos) {
+        CompletableFuture<AcquireReply> heldAlready = grantedByDeletions(target, kind, request);
+        if (heldAlready != null) {
+            return heldAlready;
+        }
         Attempt attempt = new Attempt(target, kind, request, startNanos, session.sessionId());
         boolean mayHaveNode = attempt.queued && (kind.queued() || mayBeQueued.contains(request.waiterId()));
         if (!mayHaveNode && !wakeUps.isWatched(target.channel())) {
@@ -278,6 +292,31 @@ final class ZooKeeperStore implements LockStore {
             }
             return attempt.createAndDecide();
         });
+    }
+
+    /**
+     * A queued waiter whose node the deletions heard since its last read left holding (see
+     * {@link ZkWakeUps#clearedToHold}) holds without reading the children again: a handoff to a waiter
+     * of another client costs the release's delete and its event, no read. Its grant is trusted from
+     * the send time of the session's latest request the ensemble answered (which kept the session at
+     * least its timeout from then), not from now, and only while that leaves over half the grant's
+     * window; else, or off this session or its connection, it reads as any attempt does. Null then.
+     */
+    private CompletableFuture<AcquireReply> grantedByDeletions(LockTarget target, LockKind kind, AcquireRequest request) {
+        String myPath = request.waiterId().isEmpty() ? null : queuedNodes.get(request.waiterId());
+        Long czxid = myPath == null ? null : queuedCzxids.get(myPath);
+        if (czxid == null || !session.isConnected() || !wakeUps.clearedToHold(request.waiterId(), myPath)) {
+            return null;
+        }
+        long sessionId = session.sessionId();
+        Entry me = ZkNodes.parse(myPath.substring(myPath.lastIndexOf('/') + 1));
+        OptionalLong answeredAt = session.lastAnsweredSentNanos(sessionId);
+        if (me == null || me.session() != sessionId || answeredAt.isEmpty()
+                || nanoTime.getAsLong() - answeredAt.getAsLong() > validUntilNanos(0, request.leaseMs()) / 2) {
+            return null;
+        }
+        Attempt attempt = new Attempt(target, kind, request, answeredAt.getAsLong(), sessionId);
+        return attempt.decide(me, List.of(me), 0);
     }
 
     /** One attempt's state: its lock, its node's name and what it decides from. */
@@ -412,8 +451,7 @@ final class ZooKeeperStore implements LockStore {
             Entry by = ((ZkNodes.Blocked) verdict).by();
             if (queued && request.mayWait()) {
                 // decided on ZooKeeper's event thread, before it hands on any later deletion: none is missed
-                Entry predecessor = ZkNodes.predecessor(entries, me);
-                wakeUps.waitsFor(target.channel(), request.waiterId(), lockPath + "/" + predecessor.name());
+                wakeUps.waitsFor(target.channel(), request.waiterId(), lockPath, me, entries, downgradeNode);
             }
             return busy(by, me, expiredSoFar);
         }
@@ -480,6 +518,11 @@ final class ZooKeeperStore implements LockStore {
             String owner = request.owner();
             session.watch(path, event -> {
                 if (event.getType() == Watcher.Event.EventType.NodeDeleted && !node.releasing && held.remove(owner, node)) {
+                    wakeUps.tellClient(node.key, owner);
+                }
+            }).thenAccept(stat -> {
+                // sent before any release of the hold: a node gone already was deleted by someone else
+                if (stat == null && !node.releasing && held.remove(owner, node)) {
                     wakeUps.tellClient(node.key, owner);
                 }
             }).exceptionally(error -> null);
