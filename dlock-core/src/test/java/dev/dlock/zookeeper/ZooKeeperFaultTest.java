@@ -430,6 +430,86 @@ class ZooKeeperFaultTest {
         assertNothingLeft();
     }
 
+    /**
+     * Twelve permit waiters on three clients (four each, as many as the permits, which a client lets
+     * ask the ensemble at once), the four permits held by a fourth: the release of one permit lets
+     * one waiter hold, and wakes only that one. When every release woke every permit waiter of every
+     * client, each read the children (and its blocker's node) again: two dozen requests or more.
+     */
+    @Test
+    void aReleasedPermitWakesOnlyTheWaiterItLetsHold() throws Exception {
+        LockClient holder = quietClient();
+        List<LockHandle> held = new ArrayList<>();
+        for (int p = 0; p < 4; p++) {
+            held.add(holder.getSemaphore("herd", 4).acquire());
+        }
+        ExecutorService threads = Executors.newFixedThreadPool(12);
+        track((AutoCloseable) threads::shutdownNow);
+        List<Future<LockHandle>> waiters = new ArrayList<>();
+        java.util.concurrent.CountDownLatch asking = new java.util.concurrent.CountDownLatch(12);
+        for (int c = 0; c < 3; c++) {
+            LockClient waiting = quietClient();
+            for (int t = 0; t < 4; t++) {
+                waiters.add(threads.submit(() -> {
+                    asking.countDown();
+                    return waiting.getSemaphore("herd", 4).acquire();
+                }));
+            }
+        }
+        assertThat(asking.await(60, TimeUnit.SECONDS)).isTrue();
+        // every waiter has asked and waits once the clients send nothing more
+        long before = quietPacketCount();
+
+        held.remove(0).release();
+        await().atMost(Duration.ofSeconds(30)).until(() -> waiters.stream().filter(Future::isDone).count() == 1);
+        long requests = quietPacketCount() - before;
+        System.out.println("requests after one permit's release, 12 waiting: " + requests);
+
+        // the release's delete, the new holder's stamp and watch, and the sessions' pings meanwhile
+        assertThat(requests).as("requests to the ensemble after one permit's release, 12 waiting").isLessThan(12);
+        assertThat(waiters.stream().filter(Future::isDone).count()).isEqualTo(1);
+        held.forEach(LockHandle::release);
+        for (Future<LockHandle> waiter : waiters) {
+            waiter.get(30, TimeUnit.SECONDS).release();
+        }
+        assertNothingLeft();
+    }
+
+    /**
+     * A client whose own traffic while nothing changes is rare: its session pings, its holds' renewals
+     * and its waiters' refreshes come every 20 s at most, so that a count of requests sees the
+     * requests an event caused.
+     */
+    private LockClient quietClient() {
+        return track(LockClient.builder().store(ZooKeeperStore.connect(zookeeper.connectString())
+                        .sessionTimeout(Duration.ofSeconds(60)))
+                .defaultLease(Duration.ofSeconds(60)).waiterTimeout(Duration.ofMinutes(1)).build());
+    }
+
+    /**
+     * The ensemble's request count, less the four-letter commands that read it, once the clients'
+     * traffic has settled (no request for half a second).
+     */
+    private static long quietPacketCount() {
+        List<Long> readings = new ArrayList<>();
+        AtomicLong last = new AtomicLong(-1);
+        int servers = zookeeper.servers().size();
+        try {
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).until(() -> {
+                // each reading is one more request to each server
+                long now = zookeeper.packetsReceived() - (long) servers * ++packetReadings;
+                readings.add(now);
+                return last.getAndSet(now) == now;
+            });
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError("the ensemble's request count did not settle: " + readings, e);
+        }
+        return last.get();
+    }
+
+    /** How many times {@link #quietPacketCount} read the servers' counts. */
+    private static int packetReadings;
+
     /** A digest ACL for a user nobody here authenticates as. */
     private static ArrayList<org.apache.zookeeper.data.ACL> ownedByAnother(int perms) {
         return new ArrayList<>(List.of(new org.apache.zookeeper.data.ACL(perms,

@@ -132,6 +132,26 @@ public final class ZooKeeperEnsemble implements BeforeAllCallback, AfterAllCallb
         return servers.get(index);
     }
 
+    /**
+     * The requests the running servers received so far (their {@code zk_packets_received}, pings
+     * included), summed over the ensemble. The four-letter command that reads it counts too: each
+     * call adds one per running server.
+     */
+    public long packetsReceived() {
+        long sum = 0;
+        for (ZooKeeperServer server : servers()) {
+            if (!server.isRunning() || server.isPaused()) {
+                continue;
+            }
+            for (String line : server.fourLetter("mntr").split("\n")) {
+                if (line.startsWith("zk_packets_received")) {
+                    sum += Long.parseLong(line.split("\\s+")[1]);
+                }
+            }
+        }
+        return sum;
+    }
+
     /** @return the connect string of every server, {@code 127.0.0.1:P1,127.0.0.1:P2,...} */
     public String connectString() {
         return servers.stream().map(ZooKeeperServer::address).collect(Collectors.joining(","));

@@ -5,7 +5,6 @@ import dev.dlock.LockClient;
 import dev.dlock.LockHandle;
 import dev.dlock.ZooKeeperStore;
 import dev.dlock.testing.ZooKeeperEnsemble;
-import dev.dlock.testing.ZooKeeperServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -193,7 +192,7 @@ public final class ZooKeeperBench {
             lock.acquire();
             lock.release();
         }
-        long packetsBefore = packetsReceived(ensemble);
+        long packetsBefore = ensemble.packetsReceived();
         long[] pairs = new long[UNCONTENDED_PAIRS];
         long start = System.nanoTime();
         for (int i = 0; i < pairs.length; i++) {
@@ -203,24 +202,11 @@ public final class ZooKeeperBench {
             pairs[i] = System.nanoTime() - t0;
         }
         long total = System.nanoTime() - start;
-        long packets = packetsReceived(ensemble) - packetsBefore;
+        long packets = ensemble.packetsReceived() - packetsBefore;
         Arrays.sort(pairs);
         System.out.printf(Locale.ROOT, "  uncontended %-8s pair p50 %6.0f µs  p99 %6.0f µs  %6.0f pairs/s  %.1f requests/pair%n",
                 name, pairs[pairs.length / 2] / 1e3, pairs[pairs.length * 99 / 100] / 1e3, pairs.length / (total / 1e9),
                 (double) packets / pairs.length);
-    }
-
-    /** Requests the servers received so far (pings included), summed over the ensemble. */
-    private static long packetsReceived(ZooKeeperEnsemble ensemble) {
-        long sum = 0;
-        for (ZooKeeperServer server : ensemble.servers()) {
-            for (String line : server.fourLetter("mntr").split("\n")) {
-                if (line.startsWith("zk_packets_received")) {
-                    sum += Long.parseLong(line.split("\\s+")[1]);
-                }
-            }
-        }
-        return sum;
     }
 
     private static void contended(String name, Contender contender, boolean semaphore) throws Exception {

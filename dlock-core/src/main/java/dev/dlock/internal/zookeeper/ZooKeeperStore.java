@@ -39,9 +39,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Locks in a ZooKeeper ensemble (layout: {@link ZkNodes}). An attempt creates its ephemeral
  * sequential node and reads the lock's children: it holds the lock when the nodes before it allow
- * ({@link ZkNodes#verdict}); else a plain attempt deletes its node again and a queued waiter (fair
- * lock, writer) keeps it, its place in the queue. A waiter of a client that already watches the lock
- * reads the children first and creates nothing while the lock is taken, so waiting costs no writes.
+ * ({@link ZkNodes#verdict}); else an attempt that does not wait deletes its node again and a waiter
+ * (of any kind) keeps it, its place in the queue. A plain attempt of a client that already watches
+ * the lock reads the children first and creates nothing while the lock is taken.
  * The fencing token is the {@code czxid} of the holder's node: the zxid of its creation, which only
  * grows over the whole ensemble, across leader changes, session expiries and the removal of the
  * lock's emptied parent.
@@ -263,9 +263,10 @@ final class ZooKeeperStore implements LockStore {
             return heldAlready;
         }
         Attempt attempt = new Attempt(target, kind, request, startNanos, session.sessionId());
-        boolean mayHaveNode = attempt.queued && (kind.queued() || mayBeQueued.contains(request.waiterId()));
-        if (!mayHaveNode && !wakeUps.isWatched(target.channel())) {
-            // nothing of this acquisition is queued yet (a reentrant waiter queues at its first refusal); once an
+        boolean mayHaveNode = attempt.queued && (queuedNodes.containsKey(request.waiterId())
+                || mayBeQueued.contains(request.waiterId()));
+        if (!mayHaveNode && ((attempt.queued && request.mayWait()) || !wakeUps.isWatched(target.channel()))) {
+            // nothing of this acquisition is queued yet, and a waiter queues whatever a read would show; once an
             // attempt of it failed without an answer, its node may exist: created again, it would stand behind the
             // first, which no cleanup of the waiter's owner ids finds and which, once rewritten as a waiter's, is
             // never taken for an expired hold
@@ -369,11 +370,12 @@ final class ZooKeeperStore implements LockStore {
 
         /**
          * Creates the attempt's node and decides. A queued kind's node is created as a queued waiter's
-         * and stamped when granted; any other kind's with the grant's data, so that an uncontended
-         * grant costs no second write (a reentrant waiter's, kept, is rewritten as a waiter's then).
+         * and stamped when granted, and so is a waiter's on a lock this client watches (one of its
+         * waiters was refused: it is contended); any other with the grant's data, so that an
+         * uncontended grant costs no second write (a waiter's, kept, is rewritten as a waiter's then).
          */
         CompletableFuture<AcquireReply> createAndDecide() {
-            boolean grantedForm = !kind.queued();
+            boolean grantedForm = !kind.queued() && !(queued && request.mayWait() && wakeUps.isWatched(target.channel()));
             NodeData data = grantedForm ? new NodeData(request.owner(), request.leaseMs(), 1, request.holder())
                     : new NodeData("", 0, 0, request.holder());
             String id = queued ? request.waiterId() : request.owner();
