@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 import org.apache.zookeeper.AddWatchMode;
+import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
@@ -316,10 +317,21 @@ final class ZkSession implements AutoCloseable {
 
     /** The children's names; empty when the node does not exist. */
     CompletableFuture<List<String>> children(String path) {
+        return children(path, null);
+    }
+
+    /** As {@link #children(String)}, setting a one-time child watch on the node unless {@code watcher} is null. */
+    CompletableFuture<List<String>> children(String path, Watcher watcher) {
         CompletableFuture<List<String>> done = new CompletableFuture<>();
         ZooKeeper zk = handle;
         long sent = nanoTime.getAsLong();
-        zk.getChildren(path, false, (rc, p, ctx, children, stat) -> settle(done, zk, sent, rc, p, children, List.of()), null);
+        AsyncCallback.Children2Callback callback = (rc, p, ctx, children, stat) ->
+                settle(done, zk, sent, rc, p, children, List.of());
+        if (watcher == null) {
+            zk.getChildren(path, false, callback, null);
+        } else {
+            zk.getChildren(path, watcher, callback, null);
+        }
         return done;
     }
 

@@ -31,6 +31,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
@@ -335,6 +336,8 @@ final class ZooKeeperStore implements LockStore {
         final String downgradeNode;
         /** The node this attempt created with the grant's data already in it (no queued kind's), else null. */
         Entry createdGranted;
+        /** The child watch its create's read of the children set, which then watches its hold; else null. */
+        HoldWatch holdWatch;
 
         Attempt(LockTarget target, LockKind kind, AcquireRequest request, long startNanos, long sessionId) {
             this.target = target;
@@ -389,7 +392,8 @@ final class ZooKeeperStore implements LockStore {
                             queuedNodes.put(request.waiterId(), created.path());
                             queuedCzxids.put(created.path(), created.stat().getCzxid());
                         }
-                        return session.children(lockPath).thenCompose(children -> decide(me, live(children), 0)
+                        holdWatch = new HoldWatch(lockPath, me.name());
+                        return session.children(lockPath, holdWatch).thenCompose(children -> decide(me, live(children), 0)
                                 .thenApply(reply -> reply instanceof AcquireReply.Granted granted && me == createdGranted
                                         ? granted(me, created.stat(), request.leaseMs()) : reply));
                     });
@@ -518,6 +522,10 @@ final class ZooKeeperStore implements LockStore {
                 queuedNodes.remove(request.waiterId(), path);
             }
             String owner = request.owner();
+            if (holdWatch != null) {
+                holdWatch.watches(node, owner);
+                return new AcquireReply.Granted(node.token, 1, validUntilNanos(startNanos, leaseMs));
+            }
             session.watch(path, event -> {
                 if (event.getType() == Watcher.Event.EventType.NodeDeleted && !node.releasing && held.remove(owner, node)) {
                     wakeUps.tellClient(node.key, owner);
@@ -529,6 +537,59 @@ final class ZooKeeperStore implements LockStore {
                 }
             }).exceptionally(error -> null);
             return new AcquireReply.Granted(node.token, 1, validUntilNanos(startNanos, leaseMs));
+        }
+    }
+
+    /**
+     * How a hold granted by its create's read learns of a forced release: the child watch that read
+     * set on the lock's node, instead of a watch on its own node (one request fewer per uncontended
+     * pair). A change among the lock's children while the hold lasts is checked by reading them again,
+     * with the watch set again: a hold whose node is gone is told on the client's channel. A change
+     * heard before the grant was filed is checked once it is.
+     */
+    private final class HoldWatch implements Watcher {
+        private final String lockPath;
+        private final String nodeName;
+        private HeldNode node;
+        private String owner;
+        private boolean changedBeforeHeld;
+
+        HoldWatch(String lockPath, String nodeName) {
+            this.lockPath = lockPath;
+            this.nodeName = nodeName;
+        }
+
+        synchronized void watches(HeldNode held, String heldBy) {
+            node = held;
+            owner = heldBy;
+            if (changedBeforeHeld) {
+                check();
+            }
+        }
+
+        @Override
+        public synchronized void process(WatchedEvent event) {
+            if (event.getType() == Watcher.Event.EventType.None) {
+                return; // the connection's state: the client sets its watches again when it reconnects
+            }
+            if (node == null) {
+                changedBeforeHeld = true;
+                return;
+            }
+            check();
+        }
+
+        private void check() {
+            HeldNode current = node;
+            String heldBy = owner;
+            if (current.releasing || held.get(heldBy) != current) {
+                return;
+            }
+            session.children(lockPath, this).thenAccept(children -> {
+                if (!children.contains(nodeName) && !current.releasing && held.remove(heldBy, current)) {
+                    wakeUps.tellClient(current.key, heldBy);
+                }
+            }).exceptionally(error -> null);
         }
     }
 
