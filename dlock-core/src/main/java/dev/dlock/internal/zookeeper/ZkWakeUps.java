@@ -28,7 +28,8 @@ import org.apache.zookeeper.ZooKeeper;
  * showed before it can only shrink. The node's name before the colon keeps two messages apart
  * (equal messages in a row count once) and is no token, so nobody takes a message for a handoff.
  * Creations and renewals wake nobody. The client's own channel needs no watch: the store tells it
- * of its holds' forced releases from a watch on each held node ({@link #tellClient}). After a
+ * of its holds' forced releases from a watch on each held node or on its lock's children
+ * ({@link #tellClient}). After a
  * reconnect ZooKeeper sets the watches again by itself, after a new session this class does;
  * either way the listener hears of it (every waiter then reads again), since a deletion may have
  * gone unseen.
