@@ -228,19 +228,11 @@ final class ZkSession implements AutoCloseable {
             return CompletableFuture.completedFuture(null);
         }
         syncPending = false;
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        ZooKeeper zk = handle;
-        long sent = nanoTime.getAsLong();
-        zk.sync(path, (rc, p, ctx) -> {
-            answered(zk, sent, rc);
-            if (rc == Code.OK.intValue()) {
-                done.complete(null);
-            } else {
+        return sync(path).whenComplete((synced, error) -> {
+            if (error != null) {
                 syncPending = true;
-                done.completeExceptionally(failure(rc, p));
             }
-        }, null);
-        return done;
+        });
     }
 
     /** A sync: a read sent after it sees every write the leader committed before it. */
@@ -384,7 +376,6 @@ final class ZkSession implements AutoCloseable {
         return done;
     }
 
-    /** Completes a read's future: OK with what was read, NONODE with {@code absent}, anything else as a failure. */
     /**
      * Notes a reply of the ensemble itself (a result, not a lost connection or an ended session) to a
      * request sent at {@code sentNanos} on the handle serving now: the ensemble heard from this
@@ -411,6 +402,7 @@ final class ZkSession implements AutoCloseable {
         return latest.sessionId() == sessionId && sessionId != 0 ? OptionalLong.of(latest.sentNanos()) : OptionalLong.empty();
     }
 
+    /** Completes a read's future: OK with what was read, NONODE with {@code absent}, anything else as a failure. */
     private <T> void settle(CompletableFuture<T> done, ZooKeeper zk, long sentNanos, int rc, String path, T read, T absent) {
         answered(zk, sentNanos, rc);
         if (rc == Code.OK.intValue()) {

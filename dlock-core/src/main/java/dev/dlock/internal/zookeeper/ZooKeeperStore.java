@@ -527,16 +527,26 @@ final class ZooKeeperStore implements LockStore {
                 return new AcquireReply.Granted(node.token, 1, validUntilNanos(startNanos, leaseMs));
             }
             session.watch(path, event -> {
-                if (event.getType() == Watcher.Event.EventType.NodeDeleted && !node.releasing && held.remove(owner, node)) {
-                    wakeUps.tellClient(node.key, owner);
+                if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
+                    forcedOut(node, owner);
                 }
             }).thenAccept(stat -> {
                 // sent before any release of the hold: a node gone already was deleted by someone else
-                if (stat == null && !node.releasing && held.remove(owner, node)) {
-                    wakeUps.tellClient(node.key, owner);
+                if (stat == null) {
+                    forcedOut(node, owner);
                 }
             }).exceptionally(error -> null);
             return new AcquireReply.Granted(node.token, 1, validUntilNanos(startNanos, leaseMs));
+        }
+    }
+
+    /**
+     * A hold's node is gone, and not by its own release (a forced release, its session's end): the
+     * hold leaves this client and its owner is told on the client's channel, once.
+     */
+    private void forcedOut(HeldNode node, String owner) {
+        if (!node.releasing && held.remove(owner, node)) {
+            wakeUps.tellClient(node.key, owner);
         }
     }
 
@@ -586,8 +596,8 @@ final class ZooKeeperStore implements LockStore {
                 return;
             }
             session.children(lockPath, this).thenAccept(children -> {
-                if (!children.contains(nodeName) && !current.releasing && held.remove(heldBy, current)) {
-                    wakeUps.tellClient(current.key, heldBy);
+                if (!children.contains(nodeName)) {
+                    forcedOut(current, heldBy);
                 }
             }).exceptionally(error -> null);
         }
@@ -716,8 +726,8 @@ final class ZooKeeperStore implements LockStore {
             }
         }).exceptionally(error -> null);
         session.watch(next.path, event -> {
-            if (event.getType() == Watcher.Event.EventType.NodeDeleted && !next.releasing && held.remove(toOwner, next)) {
-                wakeUps.tellClient(next.key, toOwner);
+            if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
+                forcedOut(next, toOwner);
             }
         }).exceptionally(error -> null);
         return new StoreHandoff.Reply(new AcquireReply.Granted(next.token, 1,
@@ -766,9 +776,8 @@ final class ZooKeeperStore implements LockStore {
         java.util.concurrent.atomic.AtomicReference<HeldNode> handed = new java.util.concurrent.atomic.AtomicReference<>();
         Watcher forcedRelease = event -> {
             HeldNode node = handed.get();
-            if (node != null && event.getType() == Watcher.Event.EventType.NodeDeleted && !node.releasing
-                    && held.remove(toOwner, node)) {
-                wakeUps.tellClient(node.key, toOwner);
+            if (node != null && event.getType() == Watcher.Event.EventType.NodeDeleted) {
+                forcedOut(node, toOwner);
             }
         };
         // a lost connection here must not leave the node behind: every step is sent again within the session
