@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.dlock.cli.store.PostgresOptions;
 import dev.dlock.cli.store.RedisOptions;
+import dev.dlock.testing.StartupArchive;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -72,8 +73,9 @@ final class Cli {
 
     private static Running start(ProcessBuilder.Redirect stdin, List<String> wrapper, List<String> jvmOptions,
                                  Map<String, String> env, String... args) {
+        StartupArchive.Launch launch = StartupArchive.on(java(), System.getProperty("java.class.path"));
         List<String> command = new ArrayList<>(wrapper);
-        command.addAll(javaCommand(jvmOptions));
+        command.addAll(javaCommand(jvmOptions, launch.options()));
         command.addAll(List.of(args));
         try {
             Path out = Files.createTempFile("dlock-cli-out-", ".txt");
@@ -88,8 +90,11 @@ final class Cli {
             builder.environment().remove(PostgresOptions.URL_ENV);
             builder.environment().putAll(LOADED_MACHINE);
             builder.environment().putAll(env);
-            return new Running(builder.start(), out, err, String.join(" ", args));
+            Process process = builder.start();
+            launch.started(process);
+            return new Running(process, out, err, String.join(" ", args));
         } catch (IOException e) {
+            launch.notStarted();
             throw new UncheckedIOException(e);
         }
     }
@@ -125,18 +130,28 @@ final class Cli {
         return List.of();
     }
 
-    /** The dlock command up to its arguments: {@code java [jvmOptions] -cp <test class path> dev.dlock.cli.Main}. */
+    /**
+     * The dlock command up to its arguments: {@code java [jvmOptions] -cp <test class path> dev.dlock.cli.Main},
+     * with the {@linkplain StartupArchive startup archive} when one is written, for a command run in a shell.
+     */
     static List<String> javaCommand(List<String> jvmOptions) {
+        return javaCommand(jvmOptions, StartupArchive.ifWritten(java(), System.getProperty("java.class.path")));
+    }
+
+    private static List<String> javaCommand(List<String> jvmOptions, List<String> classPathOptions) {
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(java().toString());
         // short-lived JVMs on a 2-core machine: skip the optimizing compiler, use the smallest GC
         command.add("-XX:TieredStopAtLevel=1");
         command.add("-XX:+UseSerialGC");
         command.addAll(jvmOptions);
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        command.addAll(classPathOptions);
         command.add(Main.class.getName());
         return command;
+    }
+
+    private static Path java() {
+        return Path.of(System.getProperty("java.home"), "bin", "java");
     }
 
     /** A dlock process still running (or not). {@link #close()} kills it. */

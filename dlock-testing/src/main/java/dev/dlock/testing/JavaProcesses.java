@@ -50,7 +50,8 @@ public final class JavaProcesses {
     }
 
     /**
-     * Starts {@code javaExecutable -cp <java.class.path of this JVM> jvmArgs... mainClass args...}.
+     * Starts {@code javaExecutable -cp <java.class.path of this JVM> jvmArgs... mainClass args...}, with
+     * the {@linkplain StartupArchive startup archive} of that class path.
      * stdout and stderr are redirected to a new temp log file; stdin is empty. Returns as soon as the
      * process is started, not when {@code main} runs.
      *
@@ -82,10 +83,10 @@ public final class JavaProcesses {
 
     private static JavaProcess start(List<String> wrapper, Path javaExecutable, List<String> jvmArgs, Class<?> mainClass,
                                      List<String> args) {
+        StartupArchive.Launch launch = StartupArchive.on(javaExecutable, System.getProperty("java.class.path"));
         List<String> cmd = new ArrayList<>(wrapper);
         cmd.add(javaExecutable.toString());
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
+        cmd.addAll(launch.options());
         cmd.addAll(jvmArgs);
         cmd.add(mainClass.getName());
         cmd.addAll(args);
@@ -97,9 +98,11 @@ public final class JavaProcesses {
                     .redirectOutput(log.toFile())
                     .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                     .start();
+            launch.started(process);
             ProcessReaper.register(process);
             return new JavaProcess(process, log);
         } catch (IOException e) {
+            launch.notStarted();
             throw new UncheckedIOException("could not start " + javaExecutable + " " + mainClass.getName(), e);
         }
     }
