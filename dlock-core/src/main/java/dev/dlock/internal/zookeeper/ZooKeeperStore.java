@@ -26,6 +26,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
@@ -382,21 +383,30 @@ final class ZooKeeperStore implements LockStore {
             NodeData data = grantedForm ? new NodeData(request.owner(), request.leaseMs(), 1, request.holder())
                     : new NodeData("", 0, 0, request.holder());
             String id = queued ? request.waiterId() : request.owner();
-            return createUnderLock(ZkNodes.childPrefix(lockPath, mode, sessionId, id), data.bytes(), 0)
-                    .thenCompose(created -> {
-                        observeClock(created.stat());
-                        Entry me = ZkNodes.parse(created.path().substring(lockPath.length() + 1));
-                        createdGranted = grantedForm ? me : null;
-                        if (queued) {
-                            mayBeQueued.remove(request.waiterId());
-                            queuedNodes.put(request.waiterId(), created.path());
-                            queuedCzxids.put(created.path(), created.stat().getCzxid());
-                        }
-                        holdWatch = new HoldWatch(lockPath, me.name());
-                        return session.children(lockPath, holdWatch).thenCompose(children -> decide(me, live(children), 0)
+            HoldWatch watch = new HoldWatch(lockPath);
+            CompletableFuture<ZkSession.Created> creating = createUnderLock(ZkNodes.childPrefix(lockPath, mode, sessionId, id),
+                    data.bytes(), 0);
+            // sent before the create is answered: the ensemble answers a session's requests in the order sent, a
+            // read after the writes before it, so the read sees the node, one round trip sooner than a read sent
+            // on the create's reply (a create retried after making the lock's node is read again)
+            CompletableFuture<List<String>> read = session.children(lockPath, watch);
+            return creating.thenCompose(created -> {
+                observeClock(created.stat());
+                Entry me = ZkNodes.parse(created.path().substring(lockPath.length() + 1));
+                createdGranted = grantedForm ? me : null;
+                if (queued) {
+                    mayBeQueued.remove(request.waiterId());
+                    queuedNodes.put(request.waiterId(), created.path());
+                    queuedCzxids.put(created.path(), created.stat().getCzxid());
+                }
+                watch.names(me.name());
+                holdWatch = watch;
+                return read.thenCompose(children -> children.contains(me.name()) ? CompletableFuture.completedFuture(children)
+                                : session.children(lockPath, watch))
+                        .thenCompose(children -> decide(me, live(children), 0)
                                 .thenApply(reply -> reply instanceof AcquireReply.Granted granted && me == createdGranted
                                         ? granted(me, created.stat(), request.leaseMs()) : reply));
-                    });
+            });
         }
 
         /** Creates the node, first the lock's container node when it is missing (or was just removed). */
@@ -559,14 +569,18 @@ final class ZooKeeperStore implements LockStore {
      */
     private final class HoldWatch implements Watcher {
         private final String lockPath;
-        private final String nodeName;
+        private volatile String nodeName;
         private HeldNode node;
         private String owner;
         private boolean changedBeforeHeld;
 
-        HoldWatch(String lockPath, String nodeName) {
+        HoldWatch(String lockPath) {
             this.lockPath = lockPath;
-            this.nodeName = nodeName;
+        }
+
+        /** The node it watches, once its create is answered (its read may be sent before that). */
+        void names(String createdNode) {
+            nodeName = createdNode;
         }
 
         synchronized void watches(HeldNode held, String heldBy) {
@@ -1132,8 +1146,14 @@ final class ZooKeeperStore implements LockStore {
     }
 
     /**
-     * The call's reply, bounded by the command timeout and handed out on a thread of dlock's own (not
-     * ZooKeeper's event thread); a failure as a {@link LockBackendException} naming the lock.
+     * The call's reply, bounded by the command timeout; a failure as a {@link LockBackendException}
+     * naming the lock. A reply is handed on where it arrived, ZooKeeper's event thread mostly, as
+     * Lettuce hands a Redis reply on its I/O thread: the engine's stages after it only send requests
+     * and file results, never wait, and a caller's own code runs on the client's callback executor.
+     * Handing each reply to another thread first cost a thread switch per request, which on a busy
+     * machine was most of the gap to a synchronous call's latency. A failure is handed to a thread of
+     * dlock's own: a timeout completes on the JDK's shared timer thread, which must not run the
+     * caller's retry.
      */
     private <T> CompletableFuture<T> out(CompletableFuture<T> call, String what, LockTarget target) {
         return out(call, what, target, commandTimeoutMs);
@@ -1150,22 +1170,33 @@ final class ZooKeeperStore implements LockStore {
     }
 
     private <T> CompletableFuture<T> out(CompletableFuture<T> call, String what, LockTarget target, long timeoutMs) {
-        CompletableFuture<T> bounded = call.orTimeout(timeoutMs, TimeUnit.MILLISECONDS);
-        return bounded.handleAsync((value, error) -> {
+        CompletableFuture<T> out = new CompletableFuture<>();
+        call.orTimeout(timeoutMs, TimeUnit.MILLISECONDS).whenComplete((value, error) -> {
             if (error == null) {
-                return value;
+                out.complete(value);
+            } else {
+                Runnable fail = () -> out.completeExceptionally(failure(error, what, target, timeoutMs));
+                try {
+                    replies.execute(fail);
+                } catch (RejectedExecutionException closed) {
+                    fail.run();
+                }
             }
-            Throwable cause = Failures.unwrap(error);
-            NodeFailure failure = cause instanceof NodeFailure node ? node
-                    : cause instanceof TimeoutException ? new NodeFailure(dev.dlock.NodeError.Cause.TIMEOUT, session.address(),
-                            "no reply within " + timeoutMs + " ms" + (session.isConnected() ? ""
-                            : " (not connected to the ensemble)"), cause)
-                    : new NodeFailure(dev.dlock.NodeError.Cause.OTHER, session.address(), Failures.rootMessage(cause), cause);
-            String lock = target == null ? "" : " lock '" + target.name() + "'";
-            throw new LockBackendException("ZooKeeper at " + session.address() + " failed to " + what + lock + ": "
-                    + failure.getMessage() + (failure.kind().outcomeUnknown() ? " (outcome unknown)" : ""), failure,
-                    target == null ? null : target.name(), List.of(failure.toNodeError()));
-        }, replies);
+        });
+        return out;
+    }
+
+    private LockBackendException failure(Throwable error, String what, LockTarget target, long timeoutMs) {
+        Throwable cause = Failures.unwrap(error);
+        NodeFailure failure = cause instanceof NodeFailure node ? node
+                : cause instanceof TimeoutException ? new NodeFailure(dev.dlock.NodeError.Cause.TIMEOUT, session.address(),
+                        "no reply within " + timeoutMs + " ms" + (session.isConnected() ? ""
+                        : " (not connected to the ensemble)"), cause)
+                : new NodeFailure(dev.dlock.NodeError.Cause.OTHER, session.address(), Failures.rootMessage(cause), cause);
+        String lock = target == null ? "" : " lock '" + target.name() + "'";
+        return new LockBackendException("ZooKeeper at " + session.address() + " failed to " + what + lock + ": "
+                + failure.getMessage() + (failure.kind().outcomeUnknown() ? " (outcome unknown)" : ""), failure,
+                target == null ? null : target.name(), List.of(failure.toNodeError()));
     }
 
     @Override
