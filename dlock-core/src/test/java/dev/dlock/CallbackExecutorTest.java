@@ -7,6 +7,7 @@ import dev.dlock.LockServers.Topology;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -18,12 +19,14 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The futures dlock hands out complete on the client's callback executor, never on dlock's own
  * threads: a callback that releases its handle cannot deadlock the store, and a waiter's callback
- * does not run inside the release that handed it the lock.
+ * does not run inside the release that handed it the lock, and one that blocks holds up no other
+ * acquire of its client (a store hands its replies on on its connection's thread: Lettuce's I/O
+ * thread, ZooKeeper's event thread).
  */
 class CallbackExecutorTest {
 
     @RegisterExtension
-    static final LockServers servers = LockServers.singleRedis().withInMemory();
+    static final LockServers servers = LockServers.singleRedis().withInMemory().withZooKeeper();
 
     static List<Topology> topologies() {
         return servers.topologies();
@@ -59,6 +62,36 @@ class CallbackExecutorTest {
         Thread thread = ranOn.get(10, TimeUnit.SECONDS);
         assertThat(thread).isNotSameAs(Thread.currentThread());
         assertThat(thread.getName()).startsWith("dlock-callback");
+        servers.assertNothingLeft(topology);
+    }
+
+    @ParameterizedTest
+    @MethodSource("topologies")
+    void aCallbackThatBlocksHoldsUpNoOtherAcquireOfItsClient(Topology topology) throws Exception {
+        LockClient client = servers.newClient(topology);
+        CountDownLatch blocked = new CountDownLatch(1);
+        CountDownLatch unblock = new CountDownLatch(1);
+        CompletableFuture<Void> blocking = client.getLock("callback-blocks").acquireAsync().thenAccept(handle -> {
+            try (handle) {
+                blocked.countDown();
+                unblock.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertThat(blocked.await(10, TimeUnit.SECONDS)).isTrue();
+        try {
+            // while that callback blocks, another lock of the same client is handed from another client's
+            // holder to its waiter: the release's message reaches it on the connection the callback would hold
+            LockHandle holder = servers.newClient(topology).getLock("callback-passes").acquire();
+            CompletableFuture<LockHandle> waiter = client.getLock("callback-passes").acquireAsync();
+            holder.release();
+            waiter.get(10, TimeUnit.SECONDS).release();
+            assertThat(blocking).isNotDone();
+        } finally {
+            unblock.countDown();
+        }
+        blocking.get(10, TimeUnit.SECONDS);
         servers.assertNothingLeft(topology);
     }
 

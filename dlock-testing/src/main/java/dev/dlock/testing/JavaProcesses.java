@@ -83,7 +83,12 @@ public final class JavaProcesses {
 
     private static JavaProcess start(List<String> wrapper, Path javaExecutable, List<String> jvmArgs, Class<?> mainClass,
                                      List<String> args) {
-        StartupArchive.Launch launch = StartupArchive.on(javaExecutable, System.getProperty("java.class.path"));
+        // a class path of the caller's own (a later -cp wins) is run as given: a directory in it, which the
+        // archive's class path runs as a jar, would stop a JVM writing the archive when it exits
+        boolean ownClassPath = jvmArgs.stream().anyMatch(arg -> arg.equals("-cp") || arg.equals("-classpath")
+                || arg.equals("--class-path"));
+        StartupArchive.Launch launch = ownClassPath ? StartupArchive.none(System.getProperty("java.class.path"))
+                : StartupArchive.on(javaExecutable, System.getProperty("java.class.path"));
         List<String> cmd = new ArrayList<>(wrapper);
         cmd.add(javaExecutable.toString());
         cmd.addAll(launch.options());

@@ -71,12 +71,17 @@ public final class StartupArchive {
         return launch(java, classPath, false).options();
     }
 
+    /** A launch on {@code classPath} as it is, without an archive. */
+    public static Launch none(String classPath) {
+        return new Launch(List.of("-cp", classPath), null, null);
+    }
+
     private static Launch launch(Path java, String classPath, boolean mayWrite) {
         String jarred;
         try {
             jarred = JARRED.computeIfAbsent(classPath, StartupArchive::withDirectoriesAsJars);
         } catch (UncheckedIOException e) {
-            return new Launch(List.of("-cp", classPath), null, null);
+            return none(classPath);
         }
         Path archive = ROOT.resolve(digest(java.toAbsolutePath() + "\n" + jarred) + ".jsa");
         List<String> options = new ArrayList<>(QUIET);

@@ -29,7 +29,10 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  * clients on one name (acquisitions/s, Jain's fairness index over the threads, exclusion violations),
  * the handoff from a holder in one client to a waiter in another (release to the waiter's return),
  * a 4-permit semaphore under the same 16 threads, and the requests the ensemble received per pair
- * (the servers' {@code zk_packets_received}, so each request counts once, pings included).
+ * (the servers' {@code zk_packets_received}, so each request counts once, pings included). Client
+ * {@code i} of each contender is connected to server {@code i mod 3} alone: a write costs a follower's
+ * forward to the leader more than it costs on the leader, so the two uncontended pairs (client 0)
+ * run against the same server, and the contended runs spread their clients alike.
  *
  * <pre>java -cp dlock-bench.jar dev.dlock.bench.zookeeper.ZooKeeperBench [--rounds N]</pre>
  */
@@ -66,7 +69,8 @@ public final class ZooKeeperBench {
         int rounds = args.length == 2 && args[0].equals("--rounds") ? Integer.parseInt(args[1]) : 2;
         try (ZooKeeperEnsemble ensemble = ZooKeeperEnsemble.of(3).start()) {
             System.out.println("ZooKeeper " + version(ensemble) + ", 3 servers on loopback started by the run; "
-                    + Runtime.getRuntime().availableProcessors() + " cores");
+                    + Runtime.getRuntime().availableProcessors() + " cores; the uncontended pairs against server 0, "
+                    + (ensemble.leader().map(leader -> leader == ensemble.server(0)).orElse(false) ? "the leader" : "a follower"));
             for (int round = 1; round <= rounds; round++) {
                 System.out.println("\nround " + round);
                 for (String name : round % 2 == 1 ? List.of("Curator", "dlock") : List.of("dlock", "Curator")) {
@@ -90,10 +94,15 @@ public final class ZooKeeperBench {
         return "?";
     }
 
+    /** The connect string of client {@code i}'s one server: see the class comment. */
+    private static String serverOf(ZooKeeperEnsemble ensemble, int client) {
+        return ensemble.server(client % ensemble.servers().size()).address();
+    }
+
     static Contender dlock(ZooKeeperEnsemble ensemble) {
         List<LockClient> clients = new ArrayList<>();
         for (int i = 0; i < CLIENTS; i++) {
-            clients.add(LockClient.builder().store(ZooKeeperStore.connect(ensemble.connectString())).build());
+            clients.add(LockClient.builder().store(ZooKeeperStore.connect(serverOf(ensemble, i))).build());
         }
         return new Contender() {
             @Override
@@ -139,7 +148,7 @@ public final class ZooKeeperBench {
     static Contender curator(ZooKeeperEnsemble ensemble) {
         List<CuratorFramework> clients = new ArrayList<>();
         for (int i = 0; i < CLIENTS; i++) {
-            CuratorFramework client = CuratorFrameworkFactory.newClient(ensemble.connectString(), 30_000, 15_000,
+            CuratorFramework client = CuratorFrameworkFactory.newClient(serverOf(ensemble, i), 30_000, 15_000,
                     new ExponentialBackoffRetry(10, 3));
             client.start();
             clients.add(client);
