@@ -34,6 +34,8 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  * forward to the leader more than it costs on the leader, so the two uncontended pairs (client 0)
  * run against the same server, and the contended runs spread their clients alike.
  *
+ * <p>A first round, round 0, runs both contenders once and is not counted: it warms their code up.
+ *
  * <pre>java -cp dlock-bench.jar dev.dlock.bench.zookeeper.ZooKeeperBench [--rounds N]</pre>
  */
 public final class ZooKeeperBench {
@@ -71,8 +73,9 @@ public final class ZooKeeperBench {
             System.out.println("ZooKeeper " + version(ensemble) + ", 3 servers on loopback started by the run; "
                     + Runtime.getRuntime().availableProcessors() + " cores; the uncontended pairs against server 0, "
                     + (ensemble.leader().map(leader -> leader == ensemble.server(0)).orElse(false) ? "the leader" : "a follower"));
-            for (int round = 1; round <= rounds; round++) {
-                System.out.println("\nround " + round);
+            // round 0 warms both contenders' code up (dlock's path is longer: its first round ran cold) and is not counted
+            for (int round = 0; round <= rounds; round++) {
+                System.out.println(round == 0 ? "\nround 0 (warm-up, not counted)" : "\nround " + round);
                 for (String name : round % 2 == 1 ? List.of("Curator", "dlock") : List.of("dlock", "Curator")) {
                     try (Contender contender = name.equals("dlock") ? dlock(ensemble) : curator(ensemble)) {
                         uncontended(name, contender, ensemble);
