@@ -516,6 +516,67 @@ class ZooKeeperFaultTest {
                 new org.apache.zookeeper.data.Id("digest", "owner:x1ZJ3C6PD6mVKs3M0kfYtC6vtHI="))));
     }
 
+    /**
+     * Under a chroot, eight async acquirers of one client take turns: past the bound of passes between
+     * them (32 in a row within 20 ms) a release hands the lock on through a {@code multi} (delete the
+     * node, create the waiter's), whose result names the created node with the chroot in front. The
+     * store looked for that node where there is none and left it with its lease: every acquirer then
+     * waited out the lease (a new user's async service on a chroot sold 22 items in 8 s, with waits
+     * of 30 s). With a lease of a minute, they now finish long before it could run out once, and
+     * nothing is left.
+     */
+    @Test
+    void underAChrootTheHandoffPastThePassBoundHandsTheLockOnAndLeavesNothing() throws Exception {
+        ZooKeeperLocks.withSession(zookeeper.connectString(), zk -> {
+            try {
+                zk.create("/chrooted", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            } catch (org.apache.zookeeper.KeeperException.NodeExistsException rerun) {
+                // made by an earlier run of this test
+            }
+            return null;
+        });
+        String chrooted = zookeeper.connectString("/chrooted");
+        LockClient client = track(LockClient.builder().store(ZooKeeperStore.connect(chrooted).sessionTimeout(Duration.ofSeconds(30)))
+                .defaultLease(Duration.ofMinutes(1)).commandTimeout(Duration.ofSeconds(2))
+                .outageTolerance(Duration.ofMinutes(2)).build());
+        DistributedLock lock = client.getLock("chrooted-turns");
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        AtomicInteger turns = new AtomicInteger();
+        List<CompletableFuture<Void>> acquirers = new ArrayList<>();
+        for (int a = 0; a < 8; a++) {
+            acquirers.add(takeTurns(lock, 25, () -> {
+                if (inside.incrementAndGet() > 1) {
+                    overlaps.incrementAndGet();
+                }
+                try {
+                    Thread.sleep(2); // a turn longer than the pass window's share, so releases go past the bound
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                inside.decrementAndGet();
+                turns.incrementAndGet();
+            }));
+        }
+        CompletableFuture.allOf(acquirers.toArray(CompletableFuture[]::new)).get(45, TimeUnit.SECONDS);
+        assertThat(turns.get()).isEqualTo(8 * 25);
+        assertThat(overlaps.get()).isZero();
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(ZooKeeperLocks.lockNodesWithData(chrooted)).isEmpty());
+    }
+
+    /** {@code turns} acquisitions of {@code lock} one after another, each running {@code work} in its callback. */
+    private static CompletableFuture<Void> takeTurns(DistributedLock lock, int turns, Runnable work) {
+        if (turns == 0) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return lock.acquireAsync().thenAccept(handle -> {
+            try (handle) {
+                work.run();
+            }
+        }).thenCompose(done -> takeTurns(lock, turns - 1, work));
+    }
+
     @Test
     void aChrootWhoseAclRefusesDlockIsRefusedAtBuildNamingThePath() throws Exception {
         ZooKeeperLocks.withSession(zookeeper.connectString(), zk -> {

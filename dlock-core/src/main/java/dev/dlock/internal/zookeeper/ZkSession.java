@@ -287,7 +287,8 @@ final class ZkSession implements AutoCloseable {
 
     /**
      * A delete of one node and the create of another, applied together or not at all (a local
-     * handoff): the created node's path, or null when {@code deletePath} was gone (nothing applied).
+     * handoff): the created node's path (under the chroot, as every path here), or null when
+     * {@code deletePath} was gone (nothing applied).
      */
     CompletableFuture<String> deleteAndCreate(String deletePath, String createPath, byte[] data, CreateMode mode) {
         CompletableFuture<String> done = new CompletableFuture<>();
@@ -297,7 +298,11 @@ final class ZkSession implements AutoCloseable {
         zk.multi(ops, (rc, p, ctx, results) -> {
             answered(zk, sent, rc);
             if (rc == Code.OK.intValue()) {
-                done.complete(((OpResult.CreateResult) results.get(1)).getPath());
+                // the node's name under the parent asked for: a multi's result keeps the client's chroot in front
+                // of the path (the client strips it from a create's reply only), and a handoff under a chroot
+                // looked for its node where there is none, left it with its lease and stalled every waiter
+                String created = ((OpResult.CreateResult) results.get(1)).getPath();
+                done.complete(createPath.substring(0, createPath.lastIndexOf('/')) + created.substring(created.lastIndexOf('/')));
             } else if (rc == Code.NONODE.intValue()) {
                 done.complete(null);
             } else {
