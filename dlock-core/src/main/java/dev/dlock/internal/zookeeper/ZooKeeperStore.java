@@ -1150,10 +1150,9 @@ final class ZooKeeperStore implements LockStore {
      * naming the lock. A reply is handed on where it arrived, ZooKeeper's event thread mostly, as
      * Lettuce hands a Redis reply on its I/O thread: the engine's stages after it only send requests
      * and file results, never wait, and a caller's own code runs on the client's callback executor.
-     * Handing each reply to another thread first cost a thread switch per request, which on a busy
-     * machine was most of the gap to a synchronous call's latency. A failure is handed to a thread of
-     * dlock's own: a timeout completes on the JDK's shared timer thread, which must not run the
-     * caller's retry.
+     * Handing each reply to another thread first cost a thread switch per request, which a
+     * synchronous caller of ZooKeeper does not pay. A failure is handed to a thread of dlock's own:
+     * a timeout completes on the JDK's shared timer thread, which must not run the caller's retry.
      */
     private <T> CompletableFuture<T> out(CompletableFuture<T> call, String what, LockTarget target) {
         return out(call, what, target, commandTimeoutMs);
