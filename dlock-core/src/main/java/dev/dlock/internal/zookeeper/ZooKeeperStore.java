@@ -536,11 +536,7 @@ final class ZooKeeperStore implements LockStore {
                 holdWatch.watches(node, owner);
                 return new AcquireReply.Granted(node.token, 1, validUntilNanos(startNanos, leaseMs));
             }
-            session.watch(path, event -> {
-                if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
-                    forcedOut(node, owner);
-                }
-            }).thenAccept(stat -> {
+            watchOwnNode(node, owner).thenAccept(stat -> {
                 // sent before any release of the hold: a node gone already was deleted by someone else
                 if (stat == null) {
                     forcedOut(node, owner);
@@ -558,6 +554,18 @@ final class ZooKeeperStore implements LockStore {
         if (!node.releasing && held.remove(owner, node)) {
             wakeUps.tellClient(node.key, owner);
         }
+    }
+
+    /**
+     * A one-time watch on a hold's own node whose deletion tells its owner of a forced release; the
+     * watch's reply is the node's stat, null when the node is gone already.
+     */
+    private CompletableFuture<Stat> watchOwnNode(HeldNode node, String owner) {
+        return session.watch(node.path, event -> {
+            if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
+                forcedOut(node, owner);
+            }
+        });
     }
 
     /**
@@ -739,11 +747,7 @@ final class ZooKeeperStore implements LockStore {
                 next.leaseMs = leaseMs;
             }
         }).exceptionally(error -> null);
-        session.watch(next.path, event -> {
-            if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
-                forcedOut(next, toOwner);
-            }
-        }).exceptionally(error -> null);
+        watchOwnNode(next, toOwner).exceptionally(error -> null);
         return new StoreHandoff.Reply(new AcquireReply.Granted(next.token, 1,
                 validUntilNanos(confirmedAt, Math.min(from.leaseMs, leaseMs))), StoreHandoff.Outcome.HANDED_TO_OWN_WAITER, "");
     }
