@@ -991,9 +991,15 @@ final class ZooKeeperStore implements LockStore {
         }
     }
 
-    /** The lock's holds: its nodes with a hold count, in queue order. */
+    /**
+     * The lock's holds: its nodes with a hold count, in queue order. After a sync: the server this
+     * client talks to may not yet have applied a grant the ensemble committed for a client of another
+     * server, and {@code info()} right after another service's acquire must show it, as on the other
+     * stores.
+     */
     private CompletableFuture<List<NodeHold>> holdsOf(String lockPath) {
-        return session.children(lockPath).thenCompose(children -> holdsAmong(lockPath, children));
+        return session.sync(lockPath).thenCompose(synced -> session.children(lockPath))
+                .thenCompose(children -> holdsAmong(lockPath, children));
     }
 
     /** The holds among the lock's {@code children} as read: each node's data, those with a hold count. */
