@@ -71,6 +71,9 @@ class CallbackExecutorTest {
         LockClient client = servers.newClient(topology);
         CountDownLatch blocked = new CountDownLatch(1);
         CountDownLatch unblock = new CountDownLatch(1);
+        // held elsewhere first, so that the acquire's future is not yet complete when the callback is
+        // chained to it: chained to a completed one, the callback would run (and block) on this thread
+        LockHandle first = servers.newClient(topology).getLock("callback-blocks").acquire();
         CompletableFuture<Void> blocking = client.getLock("callback-blocks").acquireAsync().thenAccept(handle -> {
             try (handle) {
                 blocked.countDown();
@@ -79,6 +82,7 @@ class CallbackExecutorTest {
                 Thread.currentThread().interrupt();
             }
         });
+        first.release();
         assertThat(blocked.await(10, TimeUnit.SECONDS)).isTrue();
         try {
             // while that callback blocks, another lock of the same client is handed from another client's
