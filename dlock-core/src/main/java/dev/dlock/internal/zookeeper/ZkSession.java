@@ -235,6 +235,14 @@ final class ZkSession implements AutoCloseable {
         });
     }
 
+    /**
+     * The children of {@code path} after a sync: as the leader has them, so that a write the ensemble
+     * committed through any server is seen, whichever server this session talks to.
+     */
+    CompletableFuture<List<String>> childrenAfterSync(String path) {
+        return sync(path).thenCompose(synced -> children(path));
+    }
+
     /** A sync: a read sent after it sees every write the leader committed before it. */
     CompletableFuture<Void> sync(String path) {
         CompletableFuture<Void> done = new CompletableFuture<>();

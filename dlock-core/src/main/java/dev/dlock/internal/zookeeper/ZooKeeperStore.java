@@ -904,7 +904,7 @@ final class ZooKeeperStore implements LockStore {
         long sessionId = session.sessionId();
         // a sync first: after a reconnect the server now serving may lag behind the leader's commit of the create
         // sent on the lost connection, and its read would not show the node
-        CompletableFuture<Void> done = inSession(() -> session.sync(lockPath).thenCompose(synced -> session.children(lockPath))
+        CompletableFuture<Void> done = inSession(() -> session.childrenAfterSync(lockPath)
                 .thenCompose(children -> {
                     List<CompletableFuture<Boolean>> deletes = new ArrayList<>();
                     for (Entry entry : ZkNodes.entries(children)) {
@@ -936,7 +936,7 @@ final class ZooKeeperStore implements LockStore {
         // whose data says they hold, the nodes that hold by their place in the queue: a queued kind's grant is
         // stamped behind it, so a hold whose lock() has returned can still carry a waiter's data (an operator's
         // forceUnlock then found nothing to release).
-        return out(session.sync(lockPath).thenCompose(synced -> session.children(lockPath)).thenCompose(children ->
+        return out(session.childrenAfterSync(lockPath).thenCompose(children ->
                 holdsAmong(lockPath, children).thenCompose(holds -> {
                     List<Entry> entries = ZkNodes.entries(children);
                     Set<String> paths = new java.util.LinkedHashSet<>();
@@ -998,8 +998,7 @@ final class ZooKeeperStore implements LockStore {
      * stores.
      */
     private CompletableFuture<List<NodeHold>> holdsOf(String lockPath) {
-        return session.sync(lockPath).thenCompose(synced -> session.children(lockPath))
-                .thenCompose(children -> holdsAmong(lockPath, children));
+        return session.childrenAfterSync(lockPath).thenCompose(children -> holdsAmong(lockPath, children));
     }
 
     /** The holds among the lock's {@code children} as read: each node's data, those with a hold count. */
