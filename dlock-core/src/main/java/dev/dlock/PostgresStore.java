@@ -82,7 +82,7 @@ public final class PostgresStore implements Store {
     /**
      * Whether {@link LockClientBuilder#build()} creates dlock's tables and functions when they are missing, or
      * brings them to the current version (default true). With false, a missing or older schema fails the build
-     * naming the SQL files to run ({@code dev/dlock/postgres/V1__dlock.sql}, then {@code V2__dlock.sql} and {@code V3__dlock.sql}, for
+     * naming the SQL files to run ({@code dev/dlock/postgres/V1__dlock.sql}, then {@code V2__dlock.sql}, {@code V3__dlock.sql} and {@code V4__dlock.sql}, for
      * Flyway or Liquibase).
      *
      * @param create whether to create the schema on first use

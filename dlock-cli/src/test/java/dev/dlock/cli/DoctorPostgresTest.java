@@ -96,7 +96,7 @@ class DoctorPostgresTest {
         assertThat(run.line("standbys")).contains("none: nothing to fail over to");
         assertThat(run.line("pooler")).contains("none");
         assertThat(run.line("notify")).contains("arrived after");
-        assertThat(run.line("schema")).contains("version 3", "4 tables");
+        assertThat(run.line("schema")).contains("version 4", "4 tables");
     }
 
     @Test
@@ -147,7 +147,7 @@ class DoctorPostgresTest {
         try {
             Run present = doctorPostgres(other, "--postgres-schema", "locks");
             assertThat(present.line("schema")).as(present.toString()).startsWith("OK ")
-                    .contains("version 3 in schema \"locks\"");
+                    .contains("version 4 in schema \"locks\"");
             assertThat(present.exit()).as(present.toString()).isZero();
         } finally {
             psql("fresh", "DROP SCHEMA locks CASCADE");

@@ -495,7 +495,7 @@ public class DlockProperties {
 
         /**
          * Whether dlock creates its tables and functions on first use. Turn off when your
-         * migrations run dlock's SQL files (dev/dlock/postgres/V1__dlock.sql, then V2__dlock.sql, then V3__dlock.sql). Default true.
+         * migrations run dlock's SQL files (dev/dlock/postgres/V1__dlock.sql, then V2__dlock.sql, V3__dlock.sql, then V4__dlock.sql). Default true.
          */
         private Boolean createSchema;
 

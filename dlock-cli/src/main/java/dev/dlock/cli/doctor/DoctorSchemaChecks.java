@@ -46,10 +46,10 @@ final class DoctorSchemaChecks {
 
         /** The files dlock runs, in order, to create its schema, in dlock-core's jar. */
         static final List<String> FILES = List.of("dev/dlock/postgres/V1__dlock.sql", "dev/dlock/postgres/V2__dlock.sql",
-                "dev/dlock/postgres/V3__dlock.sql");
+                "dev/dlock/postgres/V3__dlock.sql", "dev/dlock/postgres/V4__dlock.sql");
         /** The files as a sentence names them. */
         static final String RESOURCE = "dev/dlock/postgres/V1__dlock.sql then dev/dlock/postgres/V2__dlock.sql then "
-                + "dev/dlock/postgres/V3__dlock.sql";
+                + "dev/dlock/postgres/V3__dlock.sql then dev/dlock/postgres/V4__dlock.sql";
         private static final Pattern TABLE = Pattern.compile("CREATE TABLE IF NOT EXISTS (\\w+) \\((.*?)\\n\\);",
                 Pattern.DOTALL);
         private static final Pattern COLUMN = Pattern.compile("^\\s+(\\w+)\\s", Pattern.MULTILINE);

@@ -113,7 +113,8 @@ public final class LocalHandoff {
         int ownSubscriptions = wakeUps.isJoined(target.channel()) ? 1 : 0;
         // held here all along if the handoff succeeds: new waiters of this client need not ask the store
         handedOver.put(target.key(), hold.validUntilNanos);
-        return script.handOff(target, hold.owner, ownSubscriptions, nextOwner, next.leaseMs(), next.waiterId(), next.holder())
+        return script.handOff(target, hold.owner, ownSubscriptions, nextOwner, next.leaseMs(), next.waiterId(), next.holder(),
+                        next.isQueued())
                 .handle((reply, error) -> {
                     if (error != null) {
                         handedOver.remove(target.key());

@@ -38,6 +38,7 @@ final class PgHandoff implements StoreHandoff {
     }
 
     private final PgConnections connections;
+    private final PgPasses grants;
     private final LongSupplier nanoTime;
     private final String handOffSql;
     /**
@@ -47,8 +48,9 @@ final class PgHandoff implements StoreHandoff {
      */
     private final ConcurrentHashMap<String, QueuePasses> passedQueue = new ConcurrentHashMap<>();
 
-    PgHandoff(PgConnections connections, PgSchema schema, LongSupplier nanoTime) {
+    PgHandoff(PgConnections connections, PgSchema schema, PgPasses grants, LongSupplier nanoTime) {
         this.connections = connections;
+        this.grants = grants;
         this.nanoTime = nanoTime;
         this.handOffSql = "SELECT outcome, token, waiter FROM " + schema.qualified("dlock_hand_off(?, ?, ?, ?, ?, ?, ?)");
     }
@@ -56,15 +58,35 @@ final class PgHandoff implements StoreHandoff {
     @Override
     public CompletableFuture<Reply> handOff(LockTarget target, String fromOwner, int ownSubscriptions, String toOwner,
                                             long leaseMs, String toWaiterId) {
+        return handOff(target, fromOwner, ownSubscriptions, toOwner, leaseMs, toWaiterId, "", true);
+    }
+
+    /**
+     * A waiter that is not queued in the database may be passed the lock without a call (see {@link
+     * PgPasses}) while this client's run ahead of the queue lasts: the pass cannot know whether
+     * another client queued meanwhile, so it counts as passing the queue. A queued waiter's row, or a
+     * pass that cannot be made, takes the call.
+     */
+    @Override
+    public CompletableFuture<Reply> handOff(LockTarget target, String fromOwner, int ownSubscriptions, String toOwner,
+                                            long leaseMs, String toWaiterId, String toHolder, boolean toQueued) {
         long startNanos = nanoTime.getAsLong();
         String key = target.key();
         QueuePasses passes = passedQueue.get(key);
         boolean mayPassQueue = passes == null
                 || passes.count() < MAX_QUEUE_PASSES && startNanos - passes.sinceNanos() < QUEUE_PASS_WINDOW_NANOS;
+        if (mayPassQueue && !toQueued) {
+            AcquireReply.Granted passed = grants.pass(key, fromOwner, toOwner, leaseMs, toHolder, startNanos);
+            if (passed != null) {
+                countPasses(key, passes, startNanos, "own", toOwner);
+                return CompletableFuture.completedFuture(new Reply(passed, Outcome.HANDED_TO_OWN_WAITER, ""));
+            }
+        }
+        String rowOwner = grants.rowOwner(fromOwner);
         return connections.submit("hand_off", c -> {
             try (PreparedStatement call = c.prepareStatement(handOffSql)) {
                 call.setString(1, target.key());
-                call.setString(2, fromOwner);
+                call.setString(2, rowOwner);
                 call.setInt(3, ownSubscriptions);
                 call.setString(4, toOwner);
                 call.setLong(5, leaseMs);
@@ -73,9 +95,14 @@ final class PgHandoff implements StoreHandoff {
                 try (ResultSet row = call.executeQuery()) {
                     row.next();
                     countPasses(key, passes, startNanos, row.getString(1), row.getString(3));
+                    grants.ended(fromOwner);
+                    long validUntilNanos = startNanos + TimeUnit.MILLISECONDS.toNanos(leaseMs);
+                    if (row.getString(1).equals("own")) {
+                        grants.granted(key, toOwner, row.getLong(2), validUntilNanos, leaseMs, startNanos);
+                    }
                     return switch (row.getString(1)) {
-                        case "own" -> new Reply(new AcquireReply.Granted(row.getLong(2), 1,
-                                startNanos + TimeUnit.MILLISECONDS.toNanos(leaseMs)), Outcome.HANDED_TO_OWN_WAITER, "");
+                        case "own" -> new Reply(new AcquireReply.Granted(row.getLong(2), 1, validUntilNanos),
+                                Outcome.HANDED_TO_OWN_WAITER, "");
                         case "queued" -> new Reply(null, Outcome.HANDED_TO_QUEUED, row.getString(3));
                         case "released" -> new Reply(null, Outcome.RELEASED, "");
                         default -> new Reply(null, Outcome.NOT_OWNER, "");

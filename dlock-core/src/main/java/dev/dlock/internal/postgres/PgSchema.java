@@ -28,7 +28,7 @@ final class PgSchema {
      * each takes a schema of the version before to its own; all are idempotent.
      */
     static final List<String> RESOURCES = List.of("dev/dlock/postgres/V1__dlock.sql", "dev/dlock/postgres/V2__dlock.sql",
-            "dev/dlock/postgres/V3__dlock.sql");
+            "dev/dlock/postgres/V3__dlock.sql", "dev/dlock/postgres/V4__dlock.sql");
     /** The files as messages name them. */
     static final String FILES = String.join(" then ", RESOURCES);
     /** The version of the last file, which dlock_schema_version() returns. */

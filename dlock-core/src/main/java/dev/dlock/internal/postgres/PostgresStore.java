@@ -50,6 +50,7 @@ final class PostgresStore implements LockStore {
     private final PgClientRecords records;
     private final PgAllOrNone allOrNone;
     private final PgHandoff handoff;
+    private final PgPasses passes;
     private final List<Runnable> closeActions = new CopyOnWriteArrayList<>();
 
     PostgresStore(PgConnections connections, PgSchema schema, PgWakeUps wakeUps, LongSupplier nanoTime,
@@ -66,7 +67,8 @@ final class PostgresStore implements LockStore {
         this.records = new PgClientRecords(connections, schema);
         this.allOrNone = new PgAllOrNone(connections, schema, wakeUps, nanoTime, pollIntervalMs,
                 (target, owner) -> abandon(target, LockKind.REENTRANT, owner));
-        this.handoff = new PgHandoff(connections, schema, nanoTime);
+        this.passes = new PgPasses(connections, schema);
+        this.handoff = new PgHandoff(connections, schema, passes, nanoTime);
     }
 
     @Override
@@ -102,11 +104,12 @@ final class PostgresStore implements LockStore {
     @Override
     public CompletableFuture<AcquireReply> acquire(LockTarget target, LockKind kind, AcquireRequest request) {
         long startNanos = nanoTime.getAsLong();
+        String owner = request.reentry() ? passes.rowOwner(request.owner()) : request.owner();
         return connections.submit("acquire", c -> {
             try (PreparedStatement call = c.prepareStatement(acquireSql)) {
                 call.setString(1, target.key());
                 call.setString(2, mode(kind));
-                call.setString(3, request.owner());
+                call.setString(3, owner);
                 call.setLong(4, request.leaseMs());
                 call.setString(5, request.holder() == null ? "" : request.holder());
                 call.setBoolean(6, request.reentry());
@@ -117,7 +120,12 @@ final class PostgresStore implements LockStore {
                 call.setInt(11, request.permits());
                 try (ResultSet row = call.executeQuery()) {
                     row.next();
-                    return reply(row, startNanos, request.leaseMs());
+                    AcquireReply reply = reply(row, startNanos, request.leaseMs());
+                    if (kind.handsOffLocally() && !request.reentry() && reply instanceof AcquireReply.Granted grant) {
+                        passes.granted(target.key(), owner, grant.token(), grant.validUntilNanos(), request.leaseMs(),
+                                startNanos);
+                    }
+                    return reply;
                 }
             }
         }).handle((reply, error) -> {
@@ -147,11 +155,12 @@ final class PostgresStore implements LockStore {
 
     @Override
     public CompletableFuture<Long> release(LockTarget target, LockKind kind, String owner, long token) {
+        String rowOwner = passes.rowOwner(owner);
         return connections.submit("release", c -> {
             try (PreparedStatement call = c.prepareStatement(releaseSql)) {
                 call.setString(1, target.key());
                 call.setString(2, holdMode(kind));
-                call.setString(3, owner);
+                call.setString(3, rowOwner);
                 try (ResultSet row = call.executeQuery()) {
                     row.next();
                     return (long) row.getInt(1);
@@ -159,6 +168,7 @@ final class PostgresStore implements LockStore {
             }
         }).handle(connections.failing("release", target.name())).whenComplete((left, error) -> {
             if (left != null && left == 0) {
+                passes.ended(owner);
                 handoff.lockLeft(target.key());
             }
         });
@@ -176,7 +186,9 @@ final class PostgresStore implements LockStore {
 
     @Override
     public CompletableFuture<Void> abandon(LockTarget target, LockKind kind, String owner) {
-        return bestEffort(target, "release", "dlock_abandon(?, ?)", owner);
+        String rowOwner = passes.rowOwner(owner);
+        passes.ended(owner);
+        return bestEffort(target, "release", "dlock_abandon(?, ?)", rowOwner);
     }
 
     @Override
@@ -217,7 +229,8 @@ final class PostgresStore implements LockStore {
     @Override
     public CompletableFuture<Renewal[]> renew(List<HeldLock> holds, long leaseMs) {
         String[] names = holds.stream().map(hold -> hold.target().key()).toArray(String[]::new);
-        String[] owners = holds.stream().map(HeldLock::owner).toArray(String[]::new);
+        String[] owners = holds.stream().map(hold -> passes.rowOwner(hold.owner())).toArray(String[]::new);
+        long startNanos = nanoTime.getAsLong();
         return connections.submit("renew", c -> {
             Renewal[] outcome = new Renewal[holds.size()];
             try (PreparedStatement call = c.prepareStatement("SELECT ord, renewed FROM "
@@ -227,7 +240,13 @@ final class PostgresStore implements LockStore {
                 call.setLong(3, leaseMs);
                 try (ResultSet rows = call.executeQuery()) {
                     while (rows.next()) {
-                        outcome[rows.getInt(1) - 1] = rows.getBoolean(2) ? Renewal.RENEWED : Renewal.GONE;
+                        int i = rows.getInt(1) - 1;
+                        outcome[i] = rows.getBoolean(2) ? Renewal.RENEWED : Renewal.GONE;
+                        if (outcome[i] == Renewal.RENEWED) {
+                            passes.renewed(holds.get(i).owner(), validUntilNanos(startNanos, leaseMs));
+                        } else {
+                            passes.ended(holds.get(i).owner());
+                        }
                     }
                 }
             }

@@ -31,6 +31,15 @@ public interface StoreHandoff {
         return handOff(target, fromOwner, ownSubscriptions, toOwner, leaseMs, toWaiterId);
     }
 
+    /**
+     * As above, saying whether the waiter is queued in the store too, for a store that may pass the
+     * lock to a waiter that is not without a call (PostgreSQL); the others ignore it.
+     */
+    default CompletableFuture<Reply> handOff(LockTarget target, String fromOwner, int ownSubscriptions, String toOwner,
+                                             long leaseMs, String toWaiterId, String toHolder, boolean toQueued) {
+        return handOff(target, fromOwner, ownSubscriptions, toOwner, leaseMs, toWaiterId, toHolder);
+    }
+
     /** Where the handoff put the lock. */
     public enum Outcome {
         /** To the client's own parked waiter: {@link Reply#grant()} is its grant. */
