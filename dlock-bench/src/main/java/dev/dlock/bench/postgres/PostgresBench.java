@@ -95,7 +95,7 @@ public final class PostgresBench {
                     // rotate the order each round
                     int k = (i + round) % names.size();
                     try (PostgresContenders.Subject subject = subjects.get(k).apply(pool)) {
-                        uncontended(names.get(k), subject);
+                        uncontended(names.get(k), subject, names.get(k).equals("dlock") ? server : null, pool);
                     }
                     if (k != 0) {
                         for (int[] shape : SHAPES) {
@@ -146,11 +146,22 @@ public final class PostgresBench {
         }
     }
 
-    private static void uncontended(String name, PostgresContenders.Subject subject) {
+    /**
+     * One thread's acquire/release pairs on a free name. With {@code server} given (dlock), also the
+     * time the server spent in dlock's functions per call ({@code pg_stat_user_functions}, each
+     * function with the helpers it ran): what of the pair is the database's, and what the client's.
+     */
+    private static void uncontended(String name, PostgresContenders.Subject subject, PostgresServer server,
+                                    HikariDataSource pool) throws InterruptedException {
         Lock lock = subject.lock("uncontended");
         for (int i = 0; i < 500; i++) {
             lock.lock();
             lock.unlock();
+        }
+        if (server != null) {
+            pool.getHikariPoolMXBean().softEvictConnections();
+            TimeUnit.MILLISECONDS.sleep(500);
+            server.sql("SELECT pg_stat_reset()");
         }
         long[] pairs = new long[UNCONTENDED_PAIRS];
         long start = System.nanoTime();
@@ -164,6 +175,13 @@ public final class PostgresBench {
         Arrays.sort(pairs);
         System.out.printf(Locale.ROOT, "  uncontended %-17s pair p50 %6.0f µs  p99 %6.0f µs  %7.0f pairs/s%n", name,
                 pairs[pairs.length / 2] / 1e3, pairs[pairs.length * 99 / 100] / 1e3, pairs.length / (total / 1e9));
+        if (server != null) {
+            pool.getHikariPoolMXBean().softEvictConnections();
+            TimeUnit.MILLISECONDS.sleep(500);
+            System.out.println("    in the server per call (mean): " + server.sql("SELECT coalesce(string_agg(funcname || ' '"
+                    + " || round(total_time::numeric * 1000 / calls) || ' µs', ', ' ORDER BY funcname), '') FROM pg_stat_user_functions"
+                    + " WHERE funcname IN ('dlock_acquire', 'dlock_release') AND calls > 0"));
+        }
     }
 
     /** What a contended run counted: acquisitions in all, and per window when asked. */
@@ -396,8 +414,11 @@ public final class PostgresBench {
             }
         }
         server.sql(files.toString());
-        // 3: this build's version, which its client checks at start
-        server.sql("CREATE OR REPLACE FUNCTION dlock_schema_version() RETURNS integer LANGUAGE sql IMMUTABLE AS $$ SELECT 3 $$");
+        // 4: this build's version, which its client checks at start; its tokens step by 16 as version 4's do,
+        // since this build's client passes locks between its own threads with the 15 tokens between
+        server.sql("ALTER SEQUENCE dlock_token_seq INCREMENT BY 16; CREATE OR REPLACE FUNCTION dlock_passed(p_name text, "
+                + "p_owner text, p_token bigint, p_holder text) RETURNS integer LANGUAGE sql AS $$ SELECT 0 $$; "
+                + "CREATE OR REPLACE FUNCTION dlock_schema_version() RETURNS integer LANGUAGE sql IMMUTABLE AS $$ SELECT 4 $$");
         System.out.println("hot lock on the functions of schema version " + version);
     }
 
