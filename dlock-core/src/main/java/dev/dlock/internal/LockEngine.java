@@ -118,7 +118,7 @@ public final class LockEngine implements AutoCloseable {
         this.acquireContext = new AcquireContext(store, wakeUps, handoff, identity, ticker, settings,
                 events);
         events.startWarnings(holds, inspector);
-        ClientNotices.listen(keyPrefix, identity.clientId(), wakeUps, holds, losses);
+        ClientNotices.listen(keyPrefix, identity.clientId(), store, wakeUps, holds, losses);
     }
 
     /** Where the locks live, for messages. */

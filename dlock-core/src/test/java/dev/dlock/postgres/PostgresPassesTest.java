@@ -138,7 +138,9 @@ class PostgresPassesTest {
             assertThat(lost).isNotDone();
 
             assertThat(seen.forceUnlock()).isTrue();
-            assertThat(lost.get(10, TimeUnit.SECONDS)).isNotNull();
+            // told by the forced release's notice, which names the hold the database granted, not by a later renewal
+            assertThat(lost.get(10, TimeUnit.SECONDS).reason()).isEqualTo(dev.dlock.LockObserver.LossCause.FORCE_RELEASED);
+            assertThat(lost.get().fencingToken()).isEqualTo(token);
             assertThat(seen.tryLock()).isTrue();
             assertThat(seen.fencingToken()).as("above every pass of the forced hold").isGreaterThanOrEqualTo(firstToken.get() + 16);
             seen.unlock();

@@ -4,6 +4,7 @@ import dev.dlock.LockObserver.LossCause;
 import dev.dlock.internal.hold.Hold;
 import dev.dlock.internal.hold.HoldLosses;
 import dev.dlock.internal.hold.HoldRegistry;
+import dev.dlock.internal.store.LockStore;
 import dev.dlock.internal.store.WakeUpSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,19 +23,22 @@ public final class ClientNotices {
     /** How a message that hands a lock to one of this client's waiters starts. */
     private static final String HANDOFF_NOTICE = "handoff\t";
 
+    private final LockStore store;
     private final WakeUps wakeUps;
     private final HoldRegistry holds;
     private final HoldLosses losses;
 
-    private ClientNotices(WakeUps wakeUps, HoldRegistry holds, HoldLosses losses) {
+    private ClientNotices(LockStore store, WakeUps wakeUps, HoldRegistry holds, HoldLosses losses) {
+        this.store = store;
         this.wakeUps = wakeUps;
         this.holds = holds;
         this.losses = losses;
     }
 
     /** Subscribes to the client's channel for good. */
-    public static void listen(String keyPrefix, String clientId, WakeUps wakeUps, HoldRegistry holds, HoldLosses losses) {
-        ClientNotices notices = new ClientNotices(wakeUps, holds, losses);
+    public static void listen(String keyPrefix, String clientId, LockStore store, WakeUps wakeUps, HoldRegistry holds,
+                              HoldLosses losses) {
+        ClientNotices notices = new ClientNotices(store, wakeUps, holds, losses);
         String channel = WakeUpSource.clientChannel(keyPrefix, clientId);
         wakeUps.listen(channel, notices::onMessage).whenComplete((ok, error) -> {
             if (error != null) {
@@ -58,7 +62,7 @@ public final class ClientNotices {
         String key = message.substring(0, tab);
         String owner = message.substring(tab + 1);
         for (Hold hold : holds.snapshot()) {
-            if (hold.owner.equals(owner) && hold.target.key().equals(key)) {
+            if (hold.target.key().equals(key) && store.storedOwner(hold.owner).equals(owner)) {
                 losses.lost(hold, LossCause.FORCE_RELEASED, "it was force-released (forceUnlock or 'dlock release "
                         + "--force'); the store told its client at once");
             }

@@ -175,6 +175,11 @@ final class PostgresStore implements LockStore {
     }
 
     @Override
+    public String storedOwner(String owner) {
+        return passes.rowOwner(owner);
+    }
+
+    @Override
     public Optional<StoreHandoff> handoff() {
         return Optional.of(handoff);
     }

@@ -59,6 +59,15 @@ public interface LockStore extends AutoCloseable {
     }
 
     /**
+     * The owner id the store keeps the hold of {@code owner} under, as its forced-release notices
+     * name it: the same, except where the store keeps a hold passed between threads of one client
+     * under the id of the hold it granted (PostgreSQL's passes).
+     */
+    default String storedOwner(String owner) {
+        return owner;
+    }
+
+    /**
      * Whether every waiter that may wait, of every kind, keeps a place in the store's queue (under
      * one waiter id, left when it stops waiting), and the store's wake-ups name each waiter they let
      * hold ("node:waiterId"), so that a waiter wakes for no other message (ZooKeeper: a deletion
