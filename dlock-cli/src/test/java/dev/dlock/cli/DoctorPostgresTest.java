@@ -314,13 +314,13 @@ class DoctorPostgresTest {
         String damaged = url("damaged", "dlock", postgres.password());
         LockClient.builder().store(PostgresStore.url(damaged)).build().close();
         psql("damaged", "CREATE OR REPLACE FUNCTION dlock_schema_version() RETURNS integer LANGUAGE sql IMMUTABLE "
-                + "AS $$ SELECT 4 $$");
+                + "AS $$ SELECT 5 $$");
         Run newer = doctorPostgres(damaged);
-        assertThat(newer.line("schema")).as(newer.toString()).startsWith("FAIL ").contains("version 4, this dlock's is 3");
+        assertThat(newer.line("schema")).as(newer.toString()).startsWith("FAIL ").contains("version 5, this dlock's is 4");
         assertThat(newer.exit()).isEqualTo(2);
 
         psql("damaged", "CREATE OR REPLACE FUNCTION dlock_schema_version() RETURNS integer LANGUAGE sql IMMUTABLE "
-                + "AS $$ SELECT 3 $$");
+                + "AS $$ SELECT 4 $$");
         psql("damaged", "DROP TABLE dlock_waiter; DROP FUNCTION dlock_sweep");
         Run incomplete = doctorPostgres(damaged);
         assertThat(incomplete.line("schema")).as(incomplete.toString()).startsWith("FAIL ")
