@@ -129,31 +129,27 @@ class PostgresBadInputTest {
     @Test
     void theSqlFilesCreateTheSchemaThatAClientWithCreationOffThenUses() {
         postgres.server().sql("CREATE SCHEMA migrated; SET search_path TO migrated; " + sqlFile("V1__dlock.sql"));
-        // a migration tool at version 1: this dlock needs the second file, and names it alone
-        assertThatThrownBy(() -> LockClient.builder().store(PostgresStore.url(postgres.server().jdbcUrl())
-                .schema("migrated").createSchema(false)).build())
-                .isInstanceOf(LockBackendException.class)
-                .hasMessageContaining("is of version 1, this dlock needs version 4")
-                .hasMessageContaining("run the SQL files dev/dlock/postgres/V2__dlock.sql then dev/dlock/postgres/V3__dlock.sql "
-                        + "then dev/dlock/postgres/V4__dlock.sql (in");
+        // a migration tool at version 1, 2, 3: this dlock names the files it still needs, and those alone
+        refusedNaming(1, "dev/dlock/postgres/V2__dlock.sql then dev/dlock/postgres/V3__dlock.sql "
+                + "then dev/dlock/postgres/V4__dlock.sql");
         postgres.server().sql("SET search_path TO migrated; " + sqlFile("V2__dlock.sql"));
-        assertThatThrownBy(() -> LockClient.builder().store(PostgresStore.url(postgres.server().jdbcUrl())
-                .schema("migrated").createSchema(false)).build())
-                .isInstanceOf(LockBackendException.class)
-                .hasMessageContaining("is of version 2, this dlock needs version 4")
-                .hasMessageContaining("run the SQL files dev/dlock/postgres/V3__dlock.sql then dev/dlock/postgres/V4__dlock.sql (in");
+        refusedNaming(2, "dev/dlock/postgres/V3__dlock.sql then dev/dlock/postgres/V4__dlock.sql");
         postgres.server().sql("SET search_path TO migrated; " + sqlFile("V3__dlock.sql"));
-        assertThatThrownBy(() -> LockClient.builder().store(PostgresStore.url(postgres.server().jdbcUrl())
-                .schema("migrated").createSchema(false)).build())
-                .isInstanceOf(LockBackendException.class)
-                .hasMessageContaining("is of version 3, this dlock needs version 4")
-                .hasMessageContaining("run the SQL files dev/dlock/postgres/V4__dlock.sql (in");
+        refusedNaming(3, "dev/dlock/postgres/V4__dlock.sql");
         postgres.server().sql("SET search_path TO migrated; " + sqlFile("V4__dlock.sql"));
         try (LockClient client = LockClient.builder().store(PostgresStore.url(postgres.server().jdbcUrl())
                 .schema("migrated").createSchema(false)).build()) {
             assertThat(client.getLock("x").tryLock()).isTrue();
             client.getLock("x").unlock();
         }
+    }
+
+    private void refusedNaming(int version, String files) {
+        assertThatThrownBy(() -> LockClient.builder().store(PostgresStore.url(postgres.server().jdbcUrl())
+                .schema("migrated").createSchema(false)).build())
+                .isInstanceOf(LockBackendException.class)
+                .hasMessageContaining("is of version " + version + ", this dlock needs version 4")
+                .hasMessageContaining("run the SQL files " + files + " (in");
     }
 
     @Test
