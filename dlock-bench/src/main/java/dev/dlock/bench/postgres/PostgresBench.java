@@ -100,9 +100,8 @@ public final class PostgresBench {
                     if (k != 0) {
                         for (int[] shape : SHAPES) {
                             // each client as a service of its own: its own pool, as it would have
-                            // the backends of the shared pool report what they ran as they exit: counted before the reset
-                            pool.getHikariPoolMXBean().softEvictConnections();
-                            TimeUnit.MILLISECONDS.sleep(500);
+                            // what the shared pool's backends ran is counted before the reset
+                            reportBackendStats(pool);
                             server.sql("SELECT pg_stat_reset()");
                             long acquisitions = 0;
                             List<PostgresContenders.Subject> clients = new ArrayList<>();
@@ -159,8 +158,7 @@ public final class PostgresBench {
             lock.unlock();
         }
         if (server != null) {
-            pool.getHikariPoolMXBean().softEvictConnections();
-            TimeUnit.MILLISECONDS.sleep(500);
+            reportBackendStats(pool);
             server.sql("SELECT pg_stat_reset()");
         }
         long[] pairs = new long[UNCONTENDED_PAIRS];
@@ -176,8 +174,7 @@ public final class PostgresBench {
         System.out.printf(Locale.ROOT, "  uncontended %-17s pair p50 %6.0f µs  p99 %6.0f µs  %7.0f pairs/s%n", name,
                 pairs[pairs.length / 2] / 1e3, pairs[pairs.length * 99 / 100] / 1e3, pairs.length / (total / 1e9));
         if (server != null) {
-            pool.getHikariPoolMXBean().softEvictConnections();
-            TimeUnit.MILLISECONDS.sleep(500);
+            reportBackendStats(pool);
             System.out.println("    in the server per call (mean): " + server.sql("SELECT coalesce(string_agg(funcname || ' '"
                     + " || round(total_time::numeric * 1000 / calls) || ' µs', ', ' ORDER BY funcname), '') FROM pg_stat_user_functions"
                     + " WHERE funcname IN ('dlock_acquire', 'dlock_release') AND calls > 0"));
@@ -319,6 +316,15 @@ public final class PostgresBench {
 
     private static double p50Micros(long[] sorted) {
         return sorted.length == 0 ? Double.NaN : sorted[sorted.length / 2] / 1e3;
+    }
+
+    /**
+     * Closes the pool's idle connections and waits for their backends to report what they ran: a
+     * backend reports its function calls as it exits (an idle one only up to 10 s later).
+     */
+    private static void reportBackendStats(HikariDataSource pool) throws InterruptedException {
+        pool.getHikariPoolMXBean().softEvictConnections();
+        TimeUnit.MILLISECONDS.sleep(500);
     }
 
     /**

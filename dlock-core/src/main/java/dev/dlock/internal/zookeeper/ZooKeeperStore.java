@@ -13,6 +13,7 @@ import dev.dlock.internal.store.LockState;
 import dev.dlock.internal.store.LockStore;
 import dev.dlock.internal.store.LockTarget;
 import dev.dlock.internal.store.NodeFailure;
+import dev.dlock.internal.store.QueuePassRuns;
 import dev.dlock.internal.store.Renewal;
 import dev.dlock.internal.store.StoreHandoff;
 import dev.dlock.internal.store.WakeUpSource;
@@ -107,13 +108,6 @@ final class ZooKeeperStore implements LockStore {
         }
     }
 
-    /**
-     * How many times in a row a release of this client passed a lock to one of its own parked
-     * threads without asking the ensemble, and since when (see {@link #handOffNode}).
-     */
-    private record Passes(int count, long sinceNanos) {
-    }
-
     /** The attempts under way, by owner id and by waiter id (see {@link #settled}). */
     private final ConcurrentHashMap<String, CompletableFuture<?>> attempts = new ConcurrentHashMap<>();
     /** The nodes this client's waiters keep in a queue, by waiter id, until granted or left. */
@@ -128,11 +122,8 @@ final class ZooKeeperStore implements LockStore {
     private final Set<String> mayBeQueued = ConcurrentHashMap.newKeySet();
     /** Their czxids, by path: a waiter granted later holds at once, its stamp sent behind the grant. */
     private final ConcurrentHashMap<String, Long> queuedCzxids = new ConcurrentHashMap<>();
-    /** Per lock key, this client's current run of passes; no entry once the lock left this client or was released. */
-    private final ConcurrentHashMap<String, Passes> passes = new ConcurrentHashMap<>();
-    /** A run's bounds, as PostgreSQL's handoff has them: they keep every queued waiter's wait finite. */
-    static final int MAX_PASSES = 32;
-    static final long PASS_WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    /** Per lock key, this client's current run of passes without asking the ensemble (see {@link #handOffNode}). */
+    private final QueuePassRuns passes = new QueuePassRuns();
 
     ZooKeeperStore(ZkSession session, ZkWakeUps wakeUps, LongSupplier nanoTime, String keyPrefix, long commandTimeoutMs,
                    ExecutorService replies) {
@@ -667,13 +658,11 @@ final class ZooKeeperStore implements LockStore {
             }
             return CompletableFuture.completedFuture(notOwner);
         }
-        Passes run = passes.get(target.key());
-        if (from.pass < ZkNodes.MAX_PASS && (run == null
-                || (run.count() < MAX_PASSES && startNanos - run.sinceNanos() < PASS_WINDOW_NANOS))) {
-            passes.put(target.key(), run == null ? new Passes(1, startNanos) : new Passes(run.count() + 1, run.sinceNanos()));
+        if (from.pass < ZkNodes.MAX_PASS && passes.mayPass(target.key(), startNanos)) {
+            passes.passed(target.key(), startNanos);
             return CompletableFuture.completedFuture(pass(target, from, fromOwner, toOwner, leaseMs, toWaiterId, toHolder));
         }
-        passes.remove(target.key());
+        passes.ended(target.key());
         from.releasing = true;
         String lockPath = ZkNodes.lockPath(target.key());
         byte[] data = new NodeData(toOwner, leaseMs, 1, toHolder).bytes();
@@ -840,7 +829,7 @@ final class ZooKeeperStore implements LockStore {
                     }), "release", target);
         }
         node.releasing = true;
-        passes.remove(node.key);
+        passes.ended(node.key);
         CompletableFuture<Long> freed = new CompletableFuture<>();
         deleteConfirmed(node, false, freed);
         freed.thenAccept(left -> held.remove(owner, node));
